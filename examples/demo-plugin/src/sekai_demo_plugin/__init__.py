@@ -1,0 +1,1 @@
+"""A third-party env package for sekai."""

@@ -1,0 +1,1 @@
+"""Bridges to gymnasium, PettingZoo and Stable-Baselines3."""

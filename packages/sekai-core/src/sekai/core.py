@@ -1,0 +1,132 @@
+"""The single-agent environment API: :class:`Env` and its result types."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from sekai.registration import EnvSpec
+    from sekai.spaces import Space
+
+ObsType = TypeVar("ObsType")
+ActType = TypeVar("ActType")
+
+
+class ResetResult(NamedTuple):
+    """What :meth:`Env.reset` returns; unpacks as ``obs, info = env.reset()``."""
+
+    observation: Any
+    info: dict[str, Any]
+
+    @property
+    def done(self) -> bool:
+        """Always False: a reset starts an episode. Lets one loop handle both result types."""
+        return False
+
+    all_done = done
+    any_done = done
+
+
+class StepResult(NamedTuple):
+    """What :meth:`Env.step` returns; unpacks like gymnasium's five-tuple."""
+
+    observation: Any
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+    @property
+    def done(self) -> bool:
+        """True when the episode ended, by termination or truncation."""
+        return bool(self.terminated or self.truncated)
+
+    all_done = done
+    any_done = done
+
+
+class Env(Generic[ObsType, ActType]):
+    """A single-agent environment.
+
+    Subclasses set ``observation_space`` and ``action_space`` and implement :meth:`reset` and
+    :meth:`step`. Randomness comes from ``self.rng``, (re)seeded by ``self._set_rng(seed)`` at the
+    start of ``reset``: an int re-seeds, None continues the current stream.
+    """
+
+    observation_space: Space[ObsType]
+    action_space: Space[ActType]
+    metadata: dict[str, Any] = {"render_modes": []}
+    render_mode: str | None = None
+    spec: EnvSpec | None = None
+    _rng: np.random.Generator | None = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> ResetResult:
+        """Start an episode and return its first observation."""
+        raise NotImplementedError
+
+    def step(self, action: ActType) -> StepResult:
+        """Advance the episode by one action."""
+        raise NotImplementedError
+
+    async def async_reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> ResetResult:
+        """Awaitable reset; override for envs that wait on I/O. Defaults to :meth:`reset`."""
+        return self.reset(seed=seed, options=options)
+
+    async def async_step(self, action: ActType) -> StepResult:
+        """Awaitable step; override for envs that wait on I/O. Defaults to :meth:`step`."""
+        return self.step(action)
+
+    def render(self) -> Any:
+        """Render the current state according to ``render_mode``; None by default."""
+        return None
+
+    def close(self) -> None:
+        """Release resources. Calling it again is harmless."""
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The env's random generator, created from OS entropy on first use if never seeded."""
+        if self._rng is None:
+            self._rng = np.random.default_rng()
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
+
+    def _set_rng(self, seed: int | None) -> None:
+        """Re-seed ``self.rng`` from ``seed``; with None keep the current stream."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        elif self._rng is None:
+            self._rng = np.random.default_rng()
+
+    @property
+    def unwrapped(self) -> Env[Any, Any]:
+        """The innermost env below any wrappers (this env itself)."""
+        return self
+
+    def get_attr(self, name: str) -> Any:
+        """Read ``name`` from this env (wrappers also look through the layers below)."""
+        return getattr(self, name)
+
+    def set_attr(self, name: str, value: Any) -> None:
+        """Set ``name`` on this env (wrappers set it on the layer that has it)."""
+        setattr(self, name, value)
+
+    def __enter__(self) -> Env[ObsType, ActType]:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self.spec is None:
+            return f"<{type(self).__name__}>"
+        return f"<{type(self).__name__}<{self.spec.id}>>"

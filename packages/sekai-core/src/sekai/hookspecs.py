@@ -1,0 +1,29 @@
+"""The hooks a sekai plugin may implement.
+
+A plugin is a module named by an entry point in the ``sekai.plugins`` group. Plugins are loaded
+the first time the registry is used (``make``, ``make_vec``, ``spec``, ``register``, ``sekai list``),
+never at ``import sekai``. Implement a hook by defining a function of the same name decorated with
+:data:`hookimpl`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pluggy
+
+PROJECT_NAME = "sekai"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def sekai_register_envs(register: Callable[..., Any]) -> None:
+    """Register this plugin's environments.
+
+    Called once per process, when the registry is first used. ``register`` has the signature of
+    :func:`sekai.register`; give entry points (and vector entry points) as ``"module:Class"``
+    strings so that an env's module is imported only when the env is made. Returns nothing.
+    """

@@ -1,0 +1,1 @@
+"""Market environments and their native vector versions."""

@@ -1,0 +1,1 @@
+"""Market building blocks shared by the finance envs: samplers, costs, data."""

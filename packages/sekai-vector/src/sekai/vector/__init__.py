@@ -1,0 +1,1 @@
+"""Vector environments: every backend, make_vec and the vector wrappers."""
