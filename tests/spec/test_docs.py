@@ -1,0 +1,73 @@
+"""Every ```python block of docs/*.md runs, and every ``print(...)  # expected`` prints exactly that.
+
+The blocks of one page share a namespace (``__name__ == "__main__"``), as a reader running the page top
+to bottom would. Each top-level statement runs on its own with stdout captured; when it contains print
+calls with a trailing comment, the captured lines must equal those comments, in order.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+_FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE)
+
+
+def _blocks(page: Path) -> list[tuple[int, str]]:
+    """The python blocks of a page with the line each starts on."""
+    text = page.read_text()
+    return [(text.count("\n", 0, m.start(1)) + 1, m.group(1)) for m in _FENCE.finditer(text)]
+
+
+def _print_comments(source: str) -> dict[int, str]:
+    """Line number -> comment text, for lines that call print() and end in a comment."""
+    comments = {}
+    lines = source.splitlines()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            row = token.start[0]
+            if re.match(r"\s*print\(", lines[row - 1]):
+                comments[row] = token.string[1:].strip()
+    return comments
+
+
+def _run_page(page: Path) -> list[str]:
+    """Run a page; return a description of every mismatch."""
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    problems = []
+    for first_line, source in _blocks(page):
+        comments = _print_comments(source)
+        for statement in ast.parse(source).body:
+            expected = [
+                comments[line]
+                for line in range(statement.lineno, statement.end_lineno + 1)
+                if line in comments
+            ]
+            code = compile(ast.Module([statement], []), f"{page.name}:{first_line}", "exec")
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                exec(code, namespace)
+            if expected:
+                printed = [line.rstrip() for line in buffer.getvalue().splitlines()]
+                if printed != expected:
+                    where = f"{page.name}:{first_line + statement.lineno - 1}"
+                    problems.append(f"{where}\n  expected: {expected}\n  printed:  {printed}")
+    return problems
+
+
+PAGES = sorted(DOCS.glob("*.md"))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_page_prints_what_it_says(page: Path) -> None:
+    if not _blocks(page):
+        pytest.fail(f"{page.name} has no python blocks")
+    problems = _run_page(page)
+    assert not problems, "\n".join(problems)
