@@ -1,8 +1,8 @@
-"""Every ```python block of docs/*.md runs, and every ``print(...)  # expected`` prints exactly that.
+"""Every python block of docs/*.md runs, and every ``print(...)  # expected`` prints exactly that.
 
-The blocks of one page share a namespace (``__name__ == "__main__"``), as a reader running the page top
-to bottom would. Each top-level statement runs on its own with stdout captured; when it contains print
-calls with a trailing comment, the captured lines must equal those comments, in order.
+The blocks of one page share a namespace (``__name__ == "__main__"``), as a reader running the
+page top to bottom would. Each top-level statement runs on its own with stdout captured; when it
+contains print calls with a trailing comment, the captured lines must equal those comments.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class Env(Generic[ObsType, ActType]):
 
     observation_space: Space[ObsType]
     action_space: Space[ActType]
-    metadata: dict[str, Any] = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
     render_mode: str | None = None
     spec: EnvSpec | None = None
     _rng: np.random.Generator | None = None

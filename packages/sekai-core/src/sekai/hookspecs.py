@@ -1,8 +1,8 @@
 """The hooks a sekai plugin may implement.
 
 A plugin is a module named by an entry point in the ``sekai.plugins`` group. Plugins are loaded
-the first time the registry is used (``make``, ``make_vec``, ``spec``, ``register``, ``sekai list``),
-never at ``import sekai``. Implement a hook by defining a function of the same name decorated with
+the first time the registry is used (``make``, ``make_vec``, ``spec``, ``register``,
+``sekai list``), never at ``import sekai``. Implement a hook by defining a function of the same name decorated with
 :data:`hookimpl`.
 """
 

@@ -1,4 +1,4 @@
-"""Built-in environments. Each distribution adds its own subpackage (``sekai.envs.finance``, ...)."""
+"""Built-in environments; each distribution adds its own subpackage (``sekai.envs.finance``)."""
 
 from sekai import _extend_path
 
