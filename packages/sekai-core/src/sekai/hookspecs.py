@@ -2,8 +2,8 @@
 
 A plugin is a module named by an entry point in the ``sekai.plugins`` group. Plugins are loaded
 the first time the registry is used (``make``, ``make_vec``, ``spec``, ``register``,
-``sekai list``), never at ``import sekai``. Implement a hook by defining a function of the same name decorated with
-:data:`hookimpl`.
+``sekai list``), never at ``import sekai``. Implement a hook by defining a function of the same
+name decorated with :data:`hookimpl`.
 """
 
 from __future__ import annotations
