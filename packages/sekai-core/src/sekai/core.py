@@ -25,8 +25,15 @@ class ResetResult(NamedTuple):
         """Always False: a reset starts an episode. Lets one loop handle both result types."""
         return False
 
-    all_done = done
-    any_done = done
+    @property
+    def all_done(self) -> bool:
+        """Always False, as :attr:`done`."""
+        return False
+
+    @property
+    def any_done(self) -> bool:
+        """Always False, as :attr:`done`."""
+        return False
 
 
 class StepResult(NamedTuple):
@@ -43,8 +50,15 @@ class StepResult(NamedTuple):
         """True when the episode ended, by termination or truncation."""
         return bool(self.terminated or self.truncated)
 
-    all_done = done
-    any_done = done
+    @property
+    def all_done(self) -> bool:
+        """The same as :attr:`done` for a single agent."""
+        return self.done
+
+    @property
+    def any_done(self) -> bool:
+        """The same as :attr:`done` for a single agent."""
+        return self.done
 
 
 class Env(Generic[ObsType, ActType]):
