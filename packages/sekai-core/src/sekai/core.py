@@ -61,7 +61,35 @@ class StepResult(NamedTuple):
         return self.done
 
 
-class Env(Generic[ObsType, ActType]):
+class RngMixin:
+    """The seeding contract every sekai env shares (single- and multi-agent).
+
+    ``self._set_rng(seed)`` at the start of ``reset`` makes ``self.rng`` a
+    :class:`numpy.random.Generator`: an int re-seeds, None continues the current stream.
+    """
+
+    _rng: np.random.Generator | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The env's random generator, created from OS entropy on first use if never seeded."""
+        if self._rng is None:
+            self._rng = np.random.default_rng()
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
+
+    def _set_rng(self, seed: int | None) -> None:
+        """Re-seed ``self.rng`` from ``seed``; with None keep the current stream."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        elif self._rng is None:
+            self._rng = np.random.default_rng()
+
+
+class Env(RngMixin, Generic[ObsType, ActType]):
     """A single-agent environment.
 
     Subclasses set ``observation_space`` and ``action_space`` and implement :meth:`reset` and
@@ -74,7 +102,6 @@ class Env(Generic[ObsType, ActType]):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
     render_mode: str | None = None
     spec: EnvSpec | None = None
-    _rng: np.random.Generator | None = None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -102,24 +129,6 @@ class Env(Generic[ObsType, ActType]):
 
     def close(self) -> None:
         """Release resources. Calling it again is harmless."""
-
-    @property
-    def rng(self) -> np.random.Generator:
-        """The env's random generator, created from OS entropy on first use if never seeded."""
-        if self._rng is None:
-            self._rng = np.random.default_rng()
-        return self._rng
-
-    @rng.setter
-    def rng(self, value: np.random.Generator) -> None:
-        self._rng = value
-
-    def _set_rng(self, seed: int | None) -> None:
-        """Re-seed ``self.rng`` from ``seed``; with None keep the current stream."""
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        elif self._rng is None:
-            self._rng = np.random.default_rng()
 
     @property
     def unwrapped(self) -> Env[Any, Any]:
