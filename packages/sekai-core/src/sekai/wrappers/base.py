@@ -1,0 +1,259 @@
+"""Wrapper base classes: one env wrapped in another, sync and async from the same transform.
+
+A wrapper changes an env through hooks rather than by overriding ``step``/``reset``:
+``before_reset``, ``after_reset``, ``before_step`` and ``after_step``. The base class runs them
+around both ``env.step`` and ``await env.async_step`` (and likewise for reset), so every wrapper
+written against the hooks keeps an :class:`~sekai.vector.AsyncVecEnv` concurrent for free.
+
+A wrapper that must call the inner env more than once per step (``AutoReset``, ``RepeatAction``)
+writes that logic once as a *plan*: a generator that yields :class:`EnvCall` requests and returns
+the result. :func:`run_plan` executes a plan synchronously, :func:`async_run_plan` awaits it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any, NamedTuple, TypeVar
+
+from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
+
+_Result = TypeVar("_Result")
+
+
+class Wrapper(Env[ObsType, ActType]):
+    """Wrap ``env`` and pass everything through; subclasses override the hooks they need.
+
+    Spaces, ``metadata``, ``render_mode`` and ``spec`` read through to the inner env until the
+    wrapper assigns its own. Public attributes the wrapper lacks are read from the inner env.
+    """
+
+    def __init__(self, env: Env[Any, Any]) -> None:
+        _check_single_agent_env(env)
+        self.env = env
+        self._observation_space: Any = None
+        self._action_space: Any = None
+        self._metadata: dict[str, Any] | None = None
+        self._render_mode: str | None = None
+        self._spec: Any = None
+
+    # -- hooks -------------------------------------------------------------------------------
+    def before_reset(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        """Called before the inner env resets, e.g. to seed a wrapper's own generator."""
+
+    def after_reset(self, result: ResetResult) -> ResetResult:
+        """Transform the inner env's reset result."""
+        return result
+
+    def before_step(self, action: Any) -> Any:
+        """Transform the action before it reaches the inner env."""
+        return action
+
+    def after_step(self, result: StepResult) -> StepResult:
+        """Transform the inner env's step result."""
+        return result
+
+    # -- env API -----------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> ResetResult:
+        self.before_reset(seed, options)
+        return self.after_reset(self.env.reset(seed=seed, options=options))
+
+    async def async_reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> ResetResult:
+        self.before_reset(seed, options)
+        return self.after_reset(await self.env.async_reset(seed=seed, options=options))
+
+    def step(self, action: ActType) -> StepResult:
+        return self.after_step(self.env.step(self.before_step(action)))
+
+    async def async_step(self, action: ActType) -> StepResult:
+        return self.after_step(await self.env.async_step(self.before_step(action)))
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+    # -- read-through attributes -------------------------------------------------------------
+    @property
+    def observation_space(self) -> Any:
+        if self._observation_space is None:
+            return self.env.observation_space
+        return self._observation_space
+
+    @observation_space.setter
+    def observation_space(self, space: Any) -> None:
+        self._observation_space = space
+
+    @property
+    def action_space(self) -> Any:
+        if self._action_space is None:
+            return self.env.action_space
+        return self._action_space
+
+    @action_space.setter
+    def action_space(self, space: Any) -> None:
+        self._action_space = space
+
+    @property
+    def metadata(self) -> dict[str, Any]:  # type: ignore[override]
+        if self._metadata is None:
+            return self.env.metadata
+        return self._metadata
+
+    @metadata.setter
+    def metadata(self, value: dict[str, Any]) -> None:
+        self._metadata = value
+
+    @property
+    def render_mode(self) -> str | None:  # type: ignore[override]
+        if self._render_mode is None:
+            return self.env.render_mode
+        return self._render_mode
+
+    @render_mode.setter
+    def render_mode(self, value: str | None) -> None:
+        self._render_mode = value
+
+    @property
+    def spec(self) -> Any:  # type: ignore[override]
+        if self._spec is None:
+            return self.env.spec
+        return self._spec
+
+    @spec.setter
+    def spec(self, value: Any) -> None:
+        self._spec = value
+
+    @property
+    def rng(self) -> Any:
+        """The inner env's generator: a wrapper has no randomness of its own by default."""
+        return self.env.rng
+
+    @rng.setter
+    def rng(self, value: Any) -> None:
+        self.env.rng = value
+
+    @property
+    def unwrapped(self) -> Env[Any, Any]:
+        return self.env.unwrapped
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails. Private names and ``env`` itself (missing while
+        # the object is being built or unpickled) must not recurse into the inner env.
+        if name.startswith("_") or name == "env":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(self.env, name)
+
+    def get_attr(self, name: str) -> Any:
+        """Read ``name`` from the outermost layer that has it, down to the unwrapped env."""
+        try:
+            return object.__getattribute__(self, name)
+        except AttributeError:
+            return self.env.get_attr(name)
+
+    def set_attr(self, name: str, value: Any) -> None:
+        """Set ``name`` on the outermost layer that has it, else on the unwrapped env."""
+        try:
+            object.__getattribute__(self, name)
+        except AttributeError:
+            self.env.set_attr(name, value)
+        else:
+            setattr(self, name, value)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.env!r})"
+
+
+class ObservationWrapper(Wrapper[ObsType, ActType]):
+    """Transform every observation with :meth:`observation` (reset and step alike)."""
+
+    def observation(self, observation: Any) -> ObsType:
+        """Return the transformed observation (a new object, never the env's own buffer)."""
+        raise NotImplementedError
+
+    def after_reset(self, result: ResetResult) -> ResetResult:
+        return ResetResult(self.observation(result.observation), result.info)
+
+    def after_step(self, result: StepResult) -> StepResult:
+        observation, reward, terminated, truncated, info = result
+        return StepResult(self.observation(observation), reward, terminated, truncated, info)
+
+
+class RewardWrapper(Wrapper[ObsType, ActType]):
+    """Transform every reward with :meth:`reward`."""
+
+    def reward(self, reward: float) -> float:
+        """Return the transformed reward."""
+        raise NotImplementedError
+
+    def after_step(self, result: StepResult) -> StepResult:
+        observation, reward, terminated, truncated, info = result
+        return StepResult(observation, self.reward(reward), terminated, truncated, info)
+
+
+class ActionWrapper(Wrapper[ObsType, ActType]):
+    """Transform every action with :meth:`action` before the inner env sees it."""
+
+    def action(self, action: ActType) -> Any:
+        """Return the action the inner env should receive."""
+        raise NotImplementedError
+
+    def before_step(self, action: ActType) -> Any:
+        return self.action(action)
+
+
+class EnvCall(NamedTuple):
+    """A request from a plan to the inner env: ``reset`` or ``step`` with its arguments."""
+
+    method: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+    @classmethod
+    def step(cls, action: Any) -> EnvCall:
+        return cls("step", (action,), {})
+
+    @classmethod
+    def reset(cls, seed: int | None = None, options: dict[str, Any] | None = None) -> EnvCall:
+        return cls("reset", (), {"seed": seed, "options": options})
+
+
+Plan = Generator[EnvCall, Any, _Result]
+
+
+def run_plan(env: Env[Any, Any], plan: Plan[_Result]) -> _Result:
+    """Run ``plan`` against ``env`` with the blocking ``reset``/``step``."""
+    try:
+        call = next(plan)
+        while True:
+            call = plan.send(getattr(env, call.method)(*call.args, **call.kwargs))
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+
+
+async def async_run_plan(env: Env[Any, Any], plan: Plan[_Result]) -> _Result:
+    """Run ``plan`` against ``env`` with the awaitable ``async_reset``/``async_step``."""
+    try:
+        call = next(plan)
+        while True:
+            method = getattr(env, f"async_{call.method}")
+            call = plan.send(await method(*call.args, **call.kwargs))
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+
+
+def _check_single_agent_env(env: object) -> None:
+    if isinstance(env, Env):
+        return
+    from sekai.multi_agent import MultiAgentEnv
+
+    if isinstance(env, MultiAgentEnv):
+        raise TypeError(
+            f"wrappers are single-agent: cannot wrap the MultiAgentEnv {type(env).__name__}; "
+            "wrap a sekai.Env (e.g. a single-agent adapter of it) instead"
+        )
+    raise TypeError(f"a wrapper needs a sekai.Env to wrap, got {type(env).__name__}")
