@@ -1,0 +1,293 @@
+"""The VecEnv base class: everything the vector backends share.
+
+A backend (SyncVecEnv, AsyncVecEnv, ProcVecEnv) only says how its sub-envs are driven, by
+implementing these hooks; the public methods validate their input, check ``closed`` and call them:
+
+- ``_reset_subenvs(seeds, options) -> VecResetResult``: ``seeds`` and ``options`` are lists with one
+  entry (int or None, dict or None) per sub-env, already derived by :meth:`VecEnv.reset`.
+- ``_step_subenvs(actions) -> VecStepResult``: ``actions`` is a list of ``num_envs`` per-env
+  actions.
+- ``_async_reset_subenvs`` / ``_async_step_subenvs``: awaitable versions; default to the above.
+- ``_get_attr(name) -> list``, ``_set_attr(name, values)`` (``values`` a list of ``num_envs``),
+  ``_call(name, args, kwargs) -> list``: reach each sub-env through its wrapper stack.
+- ``_close()``: release the sub-envs; called once, by the first :meth:`VecEnv.close`.
+
+Autoreset is not re-implemented per backend: each backend passes every freshly built sub-env
+through :func:`_prepare_env`, then only calls ``env.reset``/``env.step`` and stacks the results
+with :func:`_stack_reset_results` / :func:`_stack_step_results`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.spaces import Space, batch_space, concatenate, iterate
+from sekai.vector.errors import VecEnvClosed, VecEnvWorkerError
+from sekai.vector.results import VecResetResult, VecStepResult
+
+__all__ = [
+    "AutoresetMode",
+    "VecEnv",
+    "VecEnvClosed",
+    "VecEnvWorkerError",
+    "VecResetResult",
+    "VecStepResult",
+]
+
+AutoresetMode = bool | Literal["next_step"]
+SeedArg = int | Sequence[int | None] | None
+OptionsArg = dict[str, Any] | Sequence[dict[str, Any] | None] | None
+
+
+class VecEnv:
+    """``num_envs`` copies of an environment, reset and stepped as one batch.
+
+    ``observation_space`` and ``action_space`` are the single-env spaces;
+    ``batch_observation_space`` and ``batch_action_space`` the batched ones. ``autoreset`` is
+    True (same-step: a finished sub-env is reset inside the same step, its last observation in
+    ``infos[i]["final_observation"]``), ``"next_step"`` (gymnasium's convention) or False.
+    """
+
+    spec: Any = None
+
+    def __init__(
+        self,
+        num_envs: int,
+        observation_space: Space[Any],
+        action_space: Space[Any],
+        *,
+        autoreset: AutoresetMode = True,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
+            raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        _check_autoreset(autoreset)
+        self.num_envs = int(num_envs)
+        self.observation_space = observation_space
+        self.action_space = action_space
+        self.batch_observation_space = batch_space(observation_space, self.num_envs)
+        self.batch_action_space = batch_space(action_space, self.num_envs)
+        self.autoreset = autoreset
+        self.closed = False
+
+    # -- public API ---------------------------------------------------------------------------
+    def reset(self, *, seed: SeedArg = None, options: OptionsArg = None) -> VecResetResult:
+        """Reset every sub-env. ``seed``: an int (spawns independent child seeds), a list of
+        ``num_envs`` seeds, or None (continue); ``options``: one dict or a list of ``num_envs``."""
+        self._check_open()
+        return self._reset_subenvs(self._child_seeds(seed), self._per_env_options(options))
+
+    def step(self, actions: Any) -> VecStepResult:
+        """Step every sub-env with its action from the batch ``actions``."""
+        self._check_open()
+        return self._step_subenvs(self._split_actions(actions))
+
+    async def async_reset(
+        self, *, seed: SeedArg = None, options: OptionsArg = None
+    ) -> VecResetResult:
+        """Awaitable :meth:`reset`; concurrent on backends whose sub-envs do I/O."""
+        self._check_open()
+        seeds, per_env = self._child_seeds(seed), self._per_env_options(options)
+        return await self._async_reset_subenvs(seeds, per_env)
+
+    async def async_step(self, actions: Any) -> VecStepResult:
+        """Awaitable :meth:`step`; concurrent on backends whose sub-envs do I/O."""
+        self._check_open()
+        return await self._async_step_subenvs(self._split_actions(actions))
+
+    def get_attr(self, name: str) -> list[Any]:
+        """Read ``name`` from each sub-env, looking through its wrapper stack."""
+        self._check_open()
+        return self._get_attr(name)
+
+    def set_attr(self, name: str, value: Any) -> None:
+        """Set ``name`` on each sub-env: one value for all, or a list of ``num_envs`` values."""
+        self._check_open()
+        self._set_attr(name, self._per_env_values(name, value))
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Call method ``name`` on each sub-env (or read it, if it is not callable)."""
+        self._check_open()
+        return self._call(name, args, kwargs)
+
+    def close(self) -> None:
+        """Close the sub-envs and release everything; calling it again does nothing."""
+        if self.closed:
+            return
+        self.closed = True
+        self._close()
+
+    @property
+    def unwrapped(self) -> VecEnv:
+        """The innermost VecEnv below any vector wrappers (this one)."""
+        return self
+
+    def __len__(self) -> int:
+        return self.num_envs
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(num_envs={self.num_envs})"
+
+    def __enter__(self) -> VecEnv:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- backend hooks ------------------------------------------------------------------------
+    def _reset_subenvs(
+        self, seeds: list[int | None], options: list[dict[str, Any] | None]
+    ) -> VecResetResult:
+        raise NotImplementedError
+
+    def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
+        raise NotImplementedError
+
+    async def _async_reset_subenvs(
+        self, seeds: list[int | None], options: list[dict[str, Any] | None]
+    ) -> VecResetResult:
+        return self._reset_subenvs(seeds, options)
+
+    async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
+        return self._step_subenvs(actions)
+
+    def _get_attr(self, name: str) -> list[Any]:
+        raise NotImplementedError
+
+    def _set_attr(self, name: str, values: list[Any]) -> None:
+        raise NotImplementedError
+
+    def _call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        """Release the sub-envs; the base has already marked the VecEnv closed."""
+
+    # -- input checks shared by every backend -------------------------------------------------
+    def _check_open(self) -> None:
+        if self.closed:
+            raise VecEnvClosed()
+
+    def _child_seeds(self, seed: SeedArg) -> list[int | None]:
+        n = self.num_envs
+        if seed is None:
+            return [None] * n
+        if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+            return [_child_seed(child) for child in np.random.SeedSequence(int(seed)).spawn(n)]
+        if isinstance(seed, list | tuple | np.ndarray):
+            if len(seed) != n:
+                raise ValueError(f"seed needs one entry per sub-env ({n}), got {len(seed)}")
+            for s in seed:
+                if s is not None and (isinstance(s, bool) or not isinstance(s, int | np.integer)):
+                    raise TypeError(f"each seed must be an int or None, got {type(s).__name__}")
+            return [None if s is None else int(s) for s in seed]
+        raise TypeError(
+            f"seed must be an int, a list of {n} ints or None, got {type(seed).__name__}"
+        )
+
+    def _per_env_options(self, options: OptionsArg) -> list[dict[str, Any] | None]:
+        n = self.num_envs
+        if options is None or isinstance(options, dict):
+            return [options] * n
+        if isinstance(options, list | tuple):
+            if len(options) != n:
+                raise ValueError(
+                    f"options needs one dict per sub-env ({n}), got a list of {len(options)}"
+                )
+            for entry in options:
+                if entry is not None and not isinstance(entry, dict):
+                    raise TypeError(
+                        f"each entry of options must be a dict or None, got {type(entry).__name__}"
+                    )
+            return list(options)
+        raise TypeError(
+            f"options must be a dict, a list of {n} dicts or None, got {type(options).__name__}"
+        )
+
+    def _split_actions(self, actions: Any) -> list[Any]:
+        if isinstance(actions, list):
+            per_env = actions
+        elif isinstance(actions, np.ndarray) and actions.ndim > 0:
+            per_env = list(actions)
+        else:
+            per_env = list(iterate(self.action_space, actions))
+        if len(per_env) != self.num_envs:
+            raise ValueError(
+                f"actions must hold one action per sub-env ({self.num_envs}), got {len(per_env)}"
+            )
+        return per_env
+
+    def _per_env_values(self, name: str, value: Any) -> list[Any]:
+        if not isinstance(value, list):
+            return [value] * self.num_envs
+        if len(value) != self.num_envs:
+            raise ValueError(
+                f"set_attr({name!r}, ...) takes one value for all sub-envs or a list of "
+                f"{self.num_envs} values (one per sub-env), got a list of {len(value)}; "
+                "to set a list-valued attribute on every sub-env, pass [value] * num_envs"
+            )
+        return value
+
+
+# -- helpers every backend (and ProcVecEnv's workers) use -------------------------------------
+def _check_autoreset(autoreset: object) -> None:
+    if autoreset is not True and autoreset is not False and autoreset != "next_step":
+        raise ValueError(f'autoreset must be True, False or "next_step", got {autoreset!r}')
+
+
+def _child_seed(seed_sequence: np.random.SeedSequence) -> int:
+    """A plain int seed drawn from ``seed_sequence``, so it pickles and prints simply."""
+    return int(seed_sequence.generate_state(1, dtype=np.uint64)[0])
+
+
+def _prepare_env(env: Any, autoreset: AutoresetMode) -> Env[Any, Any]:
+    """Apply the vector env's autoreset convention to one freshly built sub-env."""
+    if not isinstance(env, Env):
+        raise TypeError(f"a sub-env factory must return a sekai.Env, got {type(env).__name__}")
+    if autoreset is True:
+        from sekai.wrappers import AutoReset
+
+        return env if _has_layer(env, AutoReset) else AutoReset(env)
+    if autoreset == "next_step":
+        from sekai.vector._next_step_autoreset import _NextStepAutoReset
+
+        return _NextStepAutoReset(env)
+    return env
+
+
+def _has_layer(env: Env[Any, Any], layer_type: type) -> bool:
+    """True when ``env`` or any wrapper below it is a ``layer_type``."""
+    from sekai.wrappers import Wrapper
+
+    while True:
+        if isinstance(env, layer_type):
+            return True
+        if not isinstance(env, Wrapper):
+            return False
+        env = env.env
+
+
+def _stack_observations(space: Space[Any], observations: Sequence[Any]) -> Any:
+    """One batch from per-env observations: a fresh array (or dict/tuple of arrays)."""
+    return concatenate(space, observations)
+
+
+def _stack_reset_results(space: Space[Any], results: Sequence[ResetResult]) -> VecResetResult:
+    observations, infos = zip(*results, strict=True)
+    return VecResetResult(_stack_observations(space, observations), list(infos))
+
+
+def _stack_step_results(space: Space[Any], results: Sequence[StepResult]) -> VecStepResult:
+    observations, rewards, terminated, truncated, infos = zip(*results, strict=True)
+    return VecStepResult(
+        _stack_observations(space, observations),
+        np.array(rewards, dtype=np.float64),
+        np.array(terminated, dtype=bool),
+        np.array(truncated, dtype=bool),
+        list(infos),
+    )
