@@ -1,0 +1,127 @@
+"""Plugin discovery: lazy loading, distributions, broken plugins, user registrations."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+from registry_test_envs import CountingEnv
+
+import sekai
+from sekai import registration
+from sekai.registration import EnvSpec, PluginWarning, Registry
+
+GOOD_PLUGIN = """
+from sekai.hookspecs import hookimpl
+
+@hookimpl
+def sekai_register_envs(register):
+    register("fake/Good-v0", "registry_test_envs:CountingEnv", kwargs={"start": 7})
+    register("fake/Native-v0", "registry_test_envs:CountingEnv", vector_entry_point="x.y:Vec")
+"""
+
+HALF_BROKEN_PLUGIN = """
+from sekai.hookspecs import hookimpl
+
+@hookimpl
+def sekai_register_envs(register):
+    register("fake/Partial-v0", "registry_test_envs:CountingEnv")
+    raise RuntimeError("database unavailable")
+"""
+
+
+def test_plugins_load_on_first_use_not_at_import():
+    code = (
+        "import sys, sekai, sekai.registration\n"
+        "modules = ['sekai_demo_plugin.plugin', 'sekai_demo_plugin.envs']\n"
+        "def loaded(): return [module in sys.modules for module in modules]\n"
+        "print(*loaded())\n"
+        "sekai.spec('demo/RandomWalk-v0')\n"
+        "print(*loaded())\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert output.split() == ["False", "False", "True", "False"]
+
+
+def test_plugin_registrations_record_their_distribution(fake_plugin):
+    fake_plugin("fake-good-envs", "registry_fake_good", GOOD_PLUGIN)
+    fresh = Registry()
+    assert fresh["fake/Good-v0"] == EnvSpec(
+        "fake/Good-v0",
+        "registry_test_envs:CountingEnv",
+        kwargs={"start": 7},
+        distribution="fake-good-envs",
+    )
+    assert fresh["demo/RandomWalk-v0"].distribution == "sekai-demo-plugin"
+    assert fresh["CartPole-v1"].distribution == "sekai-core"
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        (None, "ModuleNotFoundError"),
+        ("raise ImportError('needs libfoo')", "ImportError: needs libfoo"),
+        ("1 / 0", "ZeroDivisionError"),
+        (HALF_BROKEN_PLUGIN, "RuntimeError: database unavailable"),
+        (
+            "from sekai.hookspecs import hookimpl\n"
+            "@hookimpl\ndef sekai_register_envs(register, extra): pass\n",
+            "PluginValidationError",
+        ),
+    ],
+    ids=["missing-module", "import-error", "error-at-import", "hook-raises", "bad-hook"],
+)
+def test_broken_plugin_warns_with_name_and_distribution_and_others_load(
+    fake_plugin, source, reason
+):
+    fake_plugin("fake-broken-envs", "registry_fake_broken", source, name="broken")
+    fake_plugin("fake-good-envs", "registry_fake_good", GOOD_PLUGIN)
+    fresh = Registry()
+    with pytest.warns(PluginWarning) as caught:
+        assert "fake/Good-v0" in fresh
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "'broken'" in message
+    assert "'fake-broken-envs'" in message
+    assert reason in message
+    assert "fake/Partial-v0" not in fresh  # a failing plugin registers nothing
+    assert "demo/RandomWalk-v0" in fresh
+
+
+def test_plugins_are_loaded_once(fake_plugin):
+    fake_plugin("fake-broken-envs", "registry_fake_broken", "1 / 0", name="broken")
+    fresh = Registry()
+    with pytest.warns(PluginWarning):
+        len(fresh)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # loading the plugins again would warn again
+        fresh.add(EnvSpec("test/After-v0", CountingEnv))
+        assert "test/After-v0" in fresh
+
+
+def test_user_registration_before_first_use_beats_the_plugins(monkeypatch):
+    monkeypatch.setattr(registration, "registry", Registry())
+    with pytest.warns(UserWarning, match="already registered by sekai-demo-plugin"):
+        sekai.register("demo/RandomWalk-v0", CountingEnv, kwargs={"start": 3})
+    env = sekai.make("demo/RandomWalk-v0")
+    assert type(env) is CountingEnv
+    assert env.start == 3
+    assert sekai.spec("demo/RandomWalk-v0").distribution is None
+
+
+def test_two_plugins_registering_one_id_warn_and_the_later_wins(fake_plugin):
+    fake_plugin("fake-a-envs", "registry_fake_a", GOOD_PLUGIN)
+    fake_plugin("fake-b-envs", "registry_fake_b", GOOD_PLUGIN)
+    fresh = Registry()
+    with pytest.warns(UserWarning) as caught:
+        len(fresh)
+    assert [str(warning.message) for warning in caught] == [
+        f"env id {env_id!r} was already registered by fake-a-envs; "
+        "replacing it with the new registration by fake-b-envs"
+        for env_id in ["fake/Good-v0", "fake/Native-v0"]
+    ]
+    assert fresh["fake/Good-v0"].distribution == "fake-b-envs"
