@@ -1,0 +1,106 @@
+"""One shared-memory segment holding a whole batch of observations, for ProcVecEnv.
+
+The parent lays the batch out once from the batched observation space: every array leaf of the
+space gets a fixed slice of one segment. Each worker attaches to the segment and writes the
+observations of its sub-envs straight into their rows, so a step moves no observation through a
+pipe and allocates no shared memory.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from multiprocessing.shared_memory import SharedMemory
+from typing import Any
+
+import numpy as np
+
+from sekai.spaces import Box, Dict, MultiBinary, MultiDiscrete, Space, Tuple
+
+# A layout is a picklable tree: ("array", offset, shape, dtype str) leaves below
+# ("dict", ((key, layout), ...)) and ("tuple", (layout, ...)) nodes.
+Layout = tuple[Any, ...]
+
+SEGMENT_PREFIX = "sekai_"
+_ALIGNMENT = 64  # bytes; keeps every leaf on its own cache line
+
+
+def segment_prefix(pid: int | None = None) -> str:
+    """The name prefix of the segments created by process ``pid`` (default: this one)."""
+    return f"{SEGMENT_PREFIX}{os.getpid() if pid is None else pid}_"
+
+
+def batch_layout(batch_space: Space[Any]) -> tuple[Layout, int] | None:
+    """Lay out a batched observation space in one buffer; None if it is not made of arrays.
+
+    Returns the layout and the buffer size in bytes. Box, MultiDiscrete and MultiBinary batches
+    are arrays; Dict and Tuple batches (MaskedBox batches are Dicts) are laid out part by part.
+    Anything else, such as the per-env samples of a Sequence batch, cannot live in shared memory.
+    """
+    size = 0
+
+    def lay_out(space: Space[Any]) -> Layout | None:
+        nonlocal size
+        if isinstance(space, Box | MultiDiscrete | MultiBinary):
+            offset = -(-size // _ALIGNMENT) * _ALIGNMENT
+            dtype = np.dtype(space.dtype)
+            size = offset + int(np.prod(space.shape, dtype=np.int64)) * dtype.itemsize
+            return ("array", offset, tuple(space.shape), dtype.str)
+        if isinstance(space, Dict):
+            parts = [(key, lay_out(sub)) for key, sub in space.spaces.items()]
+            if any(part is None for _, part in parts):
+                return None
+            return ("dict", tuple(parts))
+        if isinstance(space, Tuple):
+            items = [lay_out(sub) for sub in space.spaces]
+            if any(item is None for item in items):
+                return None
+            return ("tuple", tuple(items))
+        return None
+
+    layout = lay_out(batch_space)
+    if layout is None:
+        return None
+    return layout, max(size, 1)
+
+
+def create_segment(size: int) -> SharedMemory:
+    """A new segment named after this process, so leaks are easy to attribute."""
+    while True:
+        name = f"{segment_prefix()}{secrets.token_hex(6)}"
+        try:
+            return SharedMemory(name=name, create=True, size=size)
+        except FileExistsError:
+            continue
+
+
+def views(segment: SharedMemory, layout: Layout) -> Any:
+    """The layout's tree with every leaf an ndarray over ``segment``."""
+    kind, *rest = layout
+    if kind == "array":
+        offset, shape, dtype = rest
+        return np.ndarray(shape, dtype=np.dtype(dtype), buffer=segment.buf, offset=offset)
+    if kind == "dict":
+        return {key: views(segment, part) for key, part in rest[0]}
+    return tuple(views(segment, item) for item in rest[0])
+
+
+def write(tree: Any, index: int, observation: Any) -> None:
+    """Store one sub-env's observation in row ``index`` of the batch."""
+    if isinstance(tree, np.ndarray):
+        tree[index] = observation
+    elif isinstance(tree, dict):
+        for key, part in tree.items():
+            write(part, index, observation[key])
+    else:
+        for part, item in zip(tree, observation, strict=True):
+            write(part, index, item)
+
+
+def read(tree: Any) -> Any:
+    """A copy of the whole batch: the next command overwrites the segment."""
+    if isinstance(tree, np.ndarray):
+        return tree.copy()
+    if isinstance(tree, dict):
+        return {key: read(part) for key, part in tree.items()}
+    return tuple(read(part) for part in tree)

@@ -1,0 +1,196 @@
+"""The loop a ProcVecEnv worker process runs: it owns a slice of the sub-envs.
+
+Every message is one pickled ``(command, data)`` tuple from the parent and one pickled
+``(status, value)`` reply: ``("ok", result)`` or ``("error", (rank, exc_type, message,
+traceback))``, where rank is the index of the failing sub-env in the whole VecEnv. A failing
+command leaves the worker alive and ready for the next one.
+
+This module is preloaded by the forkserver, so it imports what every worker needs.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import threading
+import traceback
+from multiprocessing.connection import Connection, wait
+from multiprocessing.shared_memory import SharedMemory
+from typing import Any
+
+import cloudpickle
+
+from sekai.vector import _shared_memory
+from sekai.vector.base import _prepare_env
+
+_PARENT_POLL_SECONDS = 0.5
+
+
+def run(conn: Connection, payload: bytes, first_rank: int, parent_pid: int) -> None:
+    """Build this worker's sub-envs from ``payload`` and serve the parent's commands."""
+    # Ctrl-C goes to the whole process group; the parent handles it and shuts us down.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _watch_parent(parent_pid)
+    worker = _Worker(first_rank)
+    try:
+        env_fns, autoreset = pickle.loads(payload)
+        for env_fn in env_fns:
+            worker.envs.append(_prepare_env(env_fn(), autoreset))
+            worker.rank += 1
+        spaces = [(env.observation_space, env.action_space) for env in worker.envs]
+        reply = ("ok", cloudpickle.dumps(spaces))
+    except BaseException as error:  # reported to the parent, which raises it
+        conn.send_bytes(pickle.dumps(("error", worker.describe(error))))
+        worker.close_envs()
+        return
+    conn.send_bytes(pickle.dumps(reply))
+    try:
+        worker.serve(conn)
+    finally:
+        worker.detach()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """Exit when the parent process is gone, whatever the main thread is doing.
+
+    The parent sentinel fires for forkserver and spawn workers; with fork, siblings inherit the
+    parent's pipe ends, so the parent pid is polled as well.
+    """
+    from multiprocessing import parent_process
+
+    parent = parent_process()
+    sentinels = [] if parent is None else [parent.sentinel]
+
+    def watch() -> None:
+        while True:
+            if sentinels and wait(sentinels, _PARENT_POLL_SECONDS):
+                os._exit(1)
+            elif not sentinels:
+                threading.Event().wait(_PARENT_POLL_SECONDS)
+            try:
+                os.kill(parent_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="sekai-parent-watch", daemon=True).start()
+
+
+class _Worker:
+    """The sub-envs of one worker and the commands it answers."""
+
+    def __init__(self, first_rank: int) -> None:
+        self.first_rank = first_rank
+        self.rank = first_rank  # the sub-env being run, for error reports
+        self.envs: list[Any] = []
+        self.segment: SharedMemory | None = None
+        self.observations: Any = None  # views of the shared batch, when attached
+
+    def serve(self, conn: Connection) -> None:
+        """Answer commands until told to close or the parent goes away."""
+        commands = {
+            "attach": self.attach,
+            "reset": self.reset,
+            "step": self.step,
+            "get_attr": self.get_attr,
+            "set_attr": self.set_attr,
+            "call": self.call,
+        }
+        while True:
+            try:
+                command, data = pickle.loads(conn.recv_bytes())
+            except EOFError:
+                return
+            if command == "close":
+                conn.send_bytes(pickle.dumps(("closed", self.close_envs())))
+                return
+            self.rank = self.first_rank
+            try:
+                reply = pickle.dumps(("ok", commands[command](data)))
+            except BaseException as error:  # reported, the worker stays alive
+                reply = pickle.dumps(("error", self.describe(error)))
+            conn.send_bytes(reply)
+
+    def describe(self, error: BaseException) -> tuple[int, str, str, str]:
+        """What the parent needs to raise VecEnvWorkerError for ``error``."""
+        remote = "".join(traceback.format_exception(error))
+        return self.rank, type(error).__name__, str(error), remote
+
+    def attach(self, data: tuple[str, _shared_memory.Layout]) -> None:
+        name, layout = data
+        self.segment = SharedMemory(name=name)
+        self.observations = _shared_memory.views(self.segment, layout)
+
+    def _store(self, index: int, observation: Any, out: list[Any]) -> None:
+        if self.observations is None:
+            out.append(observation)
+        else:
+            _shared_memory.write(self.observations, index, observation)
+
+    def reset(self, data: tuple[list[int | None], list[dict[str, Any] | None]]) -> Any:
+        seeds, options = data
+        observations: list[Any] = []
+        infos = []
+        for index, env in enumerate(self.envs):
+            self.rank = self.first_rank + index
+            observation, info = env.reset(seed=seeds[index], options=options[index])
+            self._store(self.rank, observation, observations)
+            infos.append(info)
+        return infos, observations
+
+    def step(self, actions: list[Any]) -> Any:
+        observations: list[Any] = []
+        rewards = []
+        terminated = []
+        truncated = []
+        infos = []
+        for index, env in enumerate(self.envs):
+            self.rank = self.first_rank + index
+            observation, reward, term, trunc, info = env.step(actions[index])
+            self._store(self.rank, observation, observations)
+            rewards.append(float(reward))
+            terminated.append(bool(term))
+            truncated.append(bool(trunc))
+            infos.append(info)
+        return rewards, terminated, truncated, infos, observations
+
+    def get_attr(self, name: str) -> bytes:
+        values = []
+        for index, env in enumerate(self.envs):
+            self.rank = self.first_rank + index
+            values.append(env.get_attr(name))
+        return cloudpickle.dumps(values)
+
+    def set_attr(self, data: tuple[str, list[Any]]) -> None:
+        name, values = data
+        for index, env in enumerate(self.envs):
+            self.rank = self.first_rank + index
+            env.set_attr(name, values[index])
+
+    def call(self, data: tuple[str, tuple[Any, ...], dict[str, Any]]) -> bytes:
+        name, args, kwargs = data
+        results = []
+        for index, env in enumerate(self.envs):
+            self.rank = self.first_rank + index
+            attribute = env.get_attr(name)
+            results.append(attribute(*args, **kwargs) if callable(attribute) else attribute)
+        return cloudpickle.dumps(results)
+
+    def close_envs(self) -> tuple[int, str, str, str] | None:
+        """Close every sub-env; describe the first error, after closing the others."""
+        first_error = None
+        for index, env in enumerate(self.envs):
+            self.rank = self.first_rank + index
+            try:
+                env.close()
+            except Exception as error:  # the others are still closed
+                if first_error is None:
+                    first_error = self.describe(error)
+        return first_error
+
+    def detach(self) -> None:
+        """Drop the views and close (never unlink: the parent owns it) the shared segment."""
+        self.observations = None
+        if self.segment is not None:
+            self.segment.close()
+            self.segment = None

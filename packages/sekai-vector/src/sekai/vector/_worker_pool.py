@@ -1,0 +1,213 @@
+"""The worker processes behind a ProcVecEnv: starting, messaging, failures and shutdown.
+
+Each worker answers every command with exactly one reply, and the pool counts the replies it
+still owes each worker. A call interrupted before reading them all (Ctrl-C during ``step()``)
+leaves the count above zero, and the next call reads and discards those stale replies before
+sending anything, so the workers never drift out of step with the parent.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from multiprocessing.shared_memory import SharedMemory
+from typing import Any
+
+from sekai.vector import _shared_memory, _worker
+from sekai.vector.errors import VecEnvWorkerError
+
+_TERMINATE_GRACE_SECONDS = 0.5  # after terminate(), how long a worker gets before kill()
+
+ErrorReport = tuple[int, str, str, str]  # rank, exc_type, message, remote traceback
+
+
+@dataclass
+class _Handle:
+    """The parent's side of one worker process."""
+
+    process: BaseProcess
+    conn: Connection
+    first_rank: int
+    num_envs: int
+    pending: int = 0  # replies the worker still owes
+
+    @property
+    def ranks(self) -> range:
+        return range(self.first_rank, self.first_rank + self.num_envs)
+
+
+class WorkerPool:
+    """Worker processes that each run a contiguous slice of the sub-envs."""
+
+    def __init__(
+        self, context: BaseContext, payloads: list[bytes], slices: list[range], close_timeout: float
+    ) -> None:
+        self.close_timeout = close_timeout
+        self.handles: list[_Handle] = []
+        self.segment: SharedMemory | None = None
+        self.observations: Any = None  # views of the shared batch
+        self._failure: VecEnvWorkerError | None = None  # set once a worker has died
+        try:
+            for index, (payload, ranks) in enumerate(zip(payloads, slices, strict=True)):
+                parent_conn, child_conn = context.Pipe()
+                process = context.Process(
+                    target=_worker.run,
+                    args=(child_conn, payload, ranks.start, os.getpid()),
+                    name=f"sekai-ProcVecEnv-worker-{index}",
+                    daemon=True,
+                )
+                try:
+                    process.start()
+                finally:
+                    child_conn.close()
+                self.handles.append(_Handle(process, parent_conn, ranks.start, len(ranks)))
+                self.handles[-1].pending = 1  # the start-up report
+        except BaseException:
+            self.close()
+            raise
+
+    # -- messaging ------------------------------------------------------------------------
+    def request(self, messages: list[bytes]) -> list[Any]:
+        """Send one pickled command to each worker and return their results, in worker order.
+
+        Every live worker's reply is collected before an error is raised; the error of the
+        lowest rank wins.
+        """
+        self._discard_stale_replies()
+        for handle, message in zip(self.handles, messages, strict=True):
+            try:
+                handle.conn.send_bytes(message)
+            except OSError:
+                self._died(handle)  # collect() reports it after reading the others
+                continue
+            handle.pending += 1
+        return self.collect()
+
+    def collect(self) -> list[Any]:
+        """Read the reply each worker owes; raise the first error once all are read."""
+        results = []
+        errors: list[VecEnvWorkerError] = []
+        for handle in self.handles:
+            try:
+                status, value = self._receive(handle)
+            except VecEnvWorkerError as died:
+                errors.append(died)
+                continue
+            if status == "error":
+                errors.append(_worker_error(value))
+            results.append(value)
+        if errors:
+            raise min(errors, key=lambda error: error.rank)
+        return results
+
+    def _receive(self, handle: _Handle) -> tuple[str, Any]:
+        try:
+            data = handle.conn.recv_bytes()
+        except (EOFError, OSError):
+            raise self._died(handle) from None
+        handle.pending -= 1
+        return pickle.loads(data)
+
+    def _discard_stale_replies(self) -> None:
+        if self._failure is not None:
+            raise self._failure
+        for handle in self.handles:
+            while handle.pending:
+                self._receive(handle)
+
+    def _died(self, handle: _Handle) -> VecEnvWorkerError:
+        """Remember that ``handle``'s worker is gone; every later call raises the same error."""
+        if self._failure is None:
+            handle.process.join(self.close_timeout)
+            first, last = handle.ranks[0], handle.ranks[-1]
+            self._failure = VecEnvWorkerError(
+                f"the worker process running sub-envs {first}..{last} died "
+                f"(exit code {handle.process.exitcode})",
+                rank=first,
+                exc_type="EOFError",
+            )
+        return self._failure
+
+    # -- shared memory --------------------------------------------------------------------
+    def share_observations(self, layout: _shared_memory.Layout, size: int) -> None:
+        """Create the batch segment and have every worker write its observations there."""
+        self.segment = _shared_memory.create_segment(size)
+        self.observations = _shared_memory.views(self.segment, layout)
+        message = pickle.dumps(("attach", (self.segment.name, layout)))
+        self.request([message] * len(self.handles))
+
+    # -- shutdown -------------------------------------------------------------------------
+    def close(self) -> ErrorReport | None:
+        """Stop every worker and free the shared memory; report the first sub-env close error.
+
+        Workers get ``close_timeout`` seconds to close their sub-envs and exit, are then
+        terminated, and killed if they ignore that. The segment is unlinked only once no worker
+        is left that could still attach to it.
+        """
+        deadline = time.monotonic() + self.close_timeout
+        message = pickle.dumps(("close", None))
+        for handle in self.handles:
+            try:
+                handle.conn.send_bytes(message)
+            except OSError:
+                continue
+        errors = [
+            error
+            for handle in self.handles
+            if (error := self._await_closed(handle, deadline)) is not None
+        ]
+        for handle in self.handles:
+            handle.process.join(max(0.0, deadline - time.monotonic()))
+        self._stop_stragglers()
+        for handle in self.handles:
+            handle.conn.close()
+            handle.process.close()
+        self.handles = []
+        self._release_segment()
+        return min(errors) if errors else None
+
+    def _await_closed(self, handle: _Handle, deadline: float) -> ErrorReport | None:
+        """Skip stale replies until the worker confirms it closed its sub-envs, or time is up."""
+        try:
+            while handle.conn.poll(max(0.0, deadline - time.monotonic())):
+                status, value = pickle.loads(handle.conn.recv_bytes())
+                if status == "closed":
+                    return value
+        except (EOFError, OSError):
+            pass
+        return None
+
+    def _stop_stragglers(self) -> None:
+        stragglers = [h.process for h in self.handles if h.process.exitcode is None]
+        for process in stragglers:
+            process.terminate()
+        deadline = time.monotonic() + _TERMINATE_GRACE_SECONDS
+        for process in stragglers:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in stragglers:
+            if process.exitcode is None:
+                process.kill()
+                process.join()
+
+    def _release_segment(self) -> None:
+        if self.segment is None:
+            return
+        self.observations = None
+        self.segment.close()
+        self.segment.unlink()
+        self.segment = None
+
+
+def _worker_error(report: ErrorReport) -> VecEnvWorkerError:
+    rank, exc_type, message, remote_traceback = report
+    return VecEnvWorkerError(
+        f"sub-env {rank} raised {exc_type}: {message}",
+        rank=rank,
+        exc_type=exc_type,
+        remote_traceback=remote_traceback,
+    )

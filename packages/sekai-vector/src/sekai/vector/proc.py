@@ -1,0 +1,239 @@
+"""ProcVecEnv: sub-envs run in parallel in worker processes.
+
+Each worker runs a contiguous slice of the sub-envs in a loop, so one small pickled message per
+worker carries a whole slice's actions in and its rewards, flags and infos out. Observations go
+through one shared-memory batch buffer when the observation space is made of arrays: workers
+write their rows in place and the parent copies the batch out once per call.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import sys
+import weakref
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import cloudpickle
+import numpy as np
+
+from sekai.core import Env
+from sekai.vector import _shared_memory
+from sekai.vector._worker_pool import WorkerPool, _worker_error
+from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset, _stack_observations
+from sekai.vector.results import VecResetResult, VecStepResult
+
+__all__ = ["ProcVecEnv"]
+
+_DEFAULT_CONTEXT = "spawn" if sys.platform == "win32" else "forkserver"
+# Imported once by the forkserver, so each worker forks with them already loaded.
+_FORKSERVER_PRELOAD = ["sekai.vector._worker", "sekai.wrappers"]
+
+
+class ProcVecEnv(VecEnv):
+    """Run the sub-envs built by ``env_fns`` in worker processes.
+
+    ``env_fns`` are zero-argument callables, sent to the workers with cloudpickle (lambdas and
+    classes defined in your script work). ``num_workers`` processes (default: one per sub-env)
+    each run an even share of the sub-envs. ``shared_memory``: None passes observations through
+    shared memory when the observation space allows it, True requires it (TypeError otherwise),
+    False never uses it. ``context`` is the multiprocessing start method; ``close_timeout`` how
+    many seconds :meth:`close` waits for the workers before terminating them.
+
+    A sub-env's exception is raised here as VecEnvWorkerError (with the sub-env's ``rank``) after
+    every worker has replied; the workers stay usable.
+    """
+
+    def __init__(
+        self,
+        env_fns: Iterable[Callable[[], Env[Any, Any]]],
+        *,
+        autoreset: AutoresetMode = True,
+        context: str | None = None,
+        close_timeout: float = 5.0,
+        num_workers: int | None = None,
+        shared_memory: bool | None = None,
+    ) -> None:
+        env_fns = _check_env_fns(env_fns)
+        _check_autoreset(autoreset)
+        _check_close_timeout(close_timeout)
+        if shared_memory not in (None, True, False):
+            raise TypeError(f"shared_memory must be None, True or False, got {shared_memory!r}")
+        num_envs = len(env_fns)
+        self.num_workers = _check_num_workers(num_workers, num_envs)
+        slices = [
+            range(int(part[0]), int(part[-1]) + 1)
+            for part in np.array_split(np.arange(num_envs), self.num_workers)
+        ]
+        payloads = [cloudpickle.dumps(([env_fns[i] for i in ranks], autoreset)) for ranks in slices]
+        self.shared_memory = False
+        self._pool = WorkerPool(_get_context(context), payloads, slices, close_timeout)
+        self._finalizer = weakref.finalize(self, self._pool.close)
+        try:
+            spaces = self._gather(self._pool.collect())
+            observation_space, action_space = spaces[0]
+            super().__init__(num_envs, observation_space, action_space, autoreset=autoreset)
+            self._check_same_spaces(spaces)
+            self._share_observations(shared_memory)
+        except BaseException:
+            self._finalizer()
+            raise
+
+    def _check_same_spaces(self, spaces: list[tuple[Any, Any]]) -> None:
+        for rank, pair in enumerate(spaces[1:], start=1):
+            for name, first, space in zip(
+                ("observation_space", "action_space"), spaces[0], pair, strict=True
+            ):
+                if space != first:
+                    raise ValueError(
+                        f"every sub-env must have the same {name}: sub-env 0 has {first}, "
+                        f"sub-env {rank} has {space}"
+                    )
+
+    def _share_observations(self, shared_memory: bool | None) -> None:
+        if shared_memory is False:
+            return
+        layout = _shared_memory.batch_layout(self.batch_observation_space)
+        if layout is None:
+            if shared_memory:
+                raise TypeError(
+                    "shared_memory=True needs an observation space made of Box, Discrete, "
+                    "MultiDiscrete or MultiBinary parts (possibly in a Dict, Tuple or "
+                    f"MaskedBox), got {self.observation_space}; pass shared_memory=None or False"
+                )
+            return
+        self._pool.share_observations(*layout)
+        self.shared_memory = True
+
+    # -- backend hooks --------------------------------------------------------------------
+    def _reset_subenvs(
+        self, seeds: list[int | None], options: list[dict[str, Any] | None]
+    ) -> VecResetResult:
+        messages = [
+            _dumps(("reset", ([seeds[i] for i in ranks], [options[i] for i in ranks])), "options")
+            for ranks in self._slices()
+        ]
+        infos: list[dict[str, Any]] = []
+        observations: list[Any] = []
+        for worker_infos, worker_observations in self._pool.request(messages):
+            infos.extend(worker_infos)
+            observations.extend(worker_observations)
+        return VecResetResult(self._observations(observations), infos)
+
+    def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
+        messages = []
+        for ranks in self._slices():
+            try:
+                messages.append(pickle.dumps(("step", actions[ranks.start : ranks.stop]), -1))
+            except Exception as error:
+                raise TypeError(
+                    f"actions must be picklable to reach the worker processes: {error}"
+                ) from error
+        rewards: list[float] = []
+        terminated: list[bool] = []
+        truncated: list[bool] = []
+        infos: list[dict[str, Any]] = []
+        observations: list[Any] = []
+        for reply in self._pool.request(messages):
+            rewards.extend(reply[0])
+            terminated.extend(reply[1])
+            truncated.extend(reply[2])
+            infos.extend(reply[3])
+            observations.extend(reply[4])
+        return VecStepResult(
+            self._observations(observations),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminated, dtype=bool),
+            np.array(truncated, dtype=bool),
+            infos,
+        )
+
+    def _get_attr(self, name: str) -> list[Any]:
+        message = _dumps(("get_attr", name), "the attribute name")
+        return self._gather(self._pool.request([message] * self.num_workers))
+
+    def _set_attr(self, name: str, values: list[Any]) -> None:
+        messages = [
+            _dumps(("set_attr", (name, values[ranks.start : ranks.stop])), "set_attr values")
+            for ranks in self._slices()
+        ]
+        self._pool.request(messages)
+
+    def _call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        message = _dumps(("call", (name, args, kwargs)), "call arguments")
+        return self._gather(self._pool.request([message] * self.num_workers))
+
+    def _close(self) -> None:
+        self._finalizer.detach()
+        error = self._pool.close()
+        if error is not None:
+            raise _worker_error(error)
+
+    # -- helpers --------------------------------------------------------------------------
+    def _slices(self) -> list[range]:
+        return [handle.ranks for handle in self._pool.handles]
+
+    def _observations(self, observations: list[Any]) -> Any:
+        if self.shared_memory:
+            return _shared_memory.read(self._pool.observations)
+        return _stack_observations(self.observation_space, observations)
+
+    @staticmethod
+    def _gather(replies: list[bytes]) -> list[Any]:
+        return [value for reply in replies for value in pickle.loads(reply)]
+
+
+def _dumps(command: tuple[str, Any], what: str) -> bytes:
+    """Pickle a command with cloudpickle before anything is sent; name what failed."""
+    try:
+        return cloudpickle.dumps(command)
+    except Exception as error:
+        message = f"{what} must be picklable to reach the worker processes: {error}"
+        raise TypeError(message) from error
+
+
+def _get_context(method: str | None) -> multiprocessing.context.BaseContext:
+    if method is not None and not isinstance(method, str):
+        raise TypeError(f"context must be a start method name or None, got {method!r}")
+    try:
+        context = multiprocessing.get_context(method or _DEFAULT_CONTEXT)
+    except ValueError:
+        raise ValueError(
+            f"context must be one of {multiprocessing.get_all_start_methods()}, got {method!r}"
+        ) from None
+    if context.get_start_method() == "forkserver":
+        context.set_forkserver_preload(_FORKSERVER_PRELOAD)
+    return context
+
+
+def _check_env_fns(env_fns: Iterable[Callable[[], Env[Any, Any]]]) -> list[Callable[[], Any]]:
+    env_fns = list(env_fns)
+    if not env_fns:
+        raise ValueError("a VecEnv needs at least one env factory, got none")
+    for fn in env_fns:
+        if not callable(fn):
+            raise TypeError(
+                f"env_fns must be zero-argument callables that build envs, got {type(fn).__name__}"
+            )
+    return env_fns
+
+
+def _check_close_timeout(close_timeout: float) -> None:
+    if isinstance(close_timeout, bool) or not isinstance(close_timeout, int | float):
+        raise TypeError(f"close_timeout must be a number of seconds, got {close_timeout!r}")
+    if not close_timeout >= 0:
+        raise ValueError(f"close_timeout must be >= 0 seconds, got {close_timeout}")
+
+
+def _check_num_workers(num_workers: int | None, num_envs: int) -> int:
+    if num_workers is None:
+        return num_envs
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int | np.integer):
+        raise TypeError(f"num_workers must be an int or None, got {type(num_workers).__name__}")
+    if not 1 <= num_workers <= num_envs:
+        raise ValueError(
+            f"num_workers must be between 1 and the number of sub-envs ({num_envs}), "
+            f"got {num_workers}"
+        )
+    return int(num_workers)
