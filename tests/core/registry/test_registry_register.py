@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import pytest
 from registry_test_envs import CountingEnv
@@ -115,3 +116,10 @@ def test_registry_is_a_mapping_of_ids_to_specs():
     assert sekai.registry.get("test/Absent-v0") is None
     assert "test/Absent-v0" not in sekai.registry
     assert len(sekai.registry) == len(list(sekai.registry))
+
+
+def test_spec_survives_pickling_for_worker_processes():
+    spec = EnvSpec(
+        "test/Pickled-v0", CountingEnv, max_episode_steps=5, kwargs={"start": 2}, distribution="x"
+    )
+    assert pickle.loads(pickle.dumps(spec)) == spec
