@@ -1,0 +1,147 @@
+"""Small envs for the ProcVecEnv tests; importable by the worker processes (light imports only)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Any
+
+import numpy as np
+
+import sekai
+from sekai.spaces import Box, Dict, Discrete, MaskedBox, Sequence, Tuple
+
+INTERRUPT = 2  # CounterEnv action: send SIGINT to the pid given at construction
+
+
+class CounterEnv(sekai.Env):
+    """Counts steps; observations and episode ends are drawn from the env's seeded rng."""
+
+    def __init__(self, parent_pid: int | None = None) -> None:
+        self.observation_space = Box(-np.inf, np.inf, shape=(3,))
+        self.action_space = Discrete(3)
+        self.parent_pid = parent_pid
+        self.pid = os.getpid()
+        self.count = 0
+        self.closed = False
+
+    def _observation(self) -> np.ndarray:
+        noise = self.rng.normal(size=2)
+        return np.array([self.count, *noise], dtype=np.float32)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._set_rng(seed)
+        self.count = (options or {}).get("start", 0)
+        return sekai.ResetResult(self._observation(), {"seed": seed})
+
+    def step(self, action: Any) -> sekai.StepResult:
+        if action == INTERRUPT:
+            os.kill(self.parent_pid, signal.SIGINT)
+        self.count += 1
+        terminated = bool(self.rng.random() < 0.2)
+        info = {"count": self.count, "action": int(action)}
+        return sekai.StepResult(self._observation(), float(self.count), terminated, False, info)
+
+    def add(self, a: int, b: int = 0) -> int:
+        return self.count + a + b
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FragileEnv(sekai.Env):
+    """Raises ValueError on action 1 (the spec's example)."""
+
+    def __init__(self) -> None:
+        self.observation_space = Box(-1.0, 1.0, shape=(2,))
+        self.action_space = Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        self._set_rng(seed)
+        return sekai.ResetResult(np.zeros(2, np.float32), {})
+
+    def step(self, action):
+        if action == 1:
+            raise ValueError("action 1 is not supported")
+        return sekai.StepResult(np.zeros(2, np.float32), 0.0, False, False, {})
+
+
+class FragileCounterEnv(CounterEnv):
+    """A CounterEnv that raises ValueError on action 1, before counting the step."""
+
+    def step(self, action: Any) -> sekai.StepResult:
+        if action == 1:
+            raise ValueError("action 1 is not supported")
+        return super().step(action)
+
+
+class StubbornEnv(CounterEnv):
+    """Ignores SIGTERM and never returns from close(): only SIGKILL stops its worker."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    def close(self) -> None:
+        threading.Event().wait()
+
+
+class FailingCloseEnv(CounterEnv):
+    def close(self) -> None:
+        raise RuntimeError(f"cannot close sub-env in pid {self.pid}")
+
+
+class CompositeEnv(sekai.Env):
+    """A Dict observation with a Box, a Discrete, a MaskedBox and a Tuple inside."""
+
+    def __init__(self) -> None:
+        self.observation_space = Dict(
+            prices=Box(-np.inf, np.inf, shape=(2, 3)),
+            regime=Discrete(3),
+            book=MaskedBox(-1.0, 1.0, shape=(2,), max_size=4),
+            pair=Tuple([Discrete(2), Box(0, 255, shape=(2,), dtype=np.uint8)]),
+        )
+        self.action_space = Discrete(2)
+
+    def _observation(self) -> dict[str, Any]:
+        rng = self.rng
+        return {
+            "prices": rng.normal(size=(2, 3)).astype(np.float32),
+            "regime": rng.integers(3),
+            "book": {
+                "values": rng.uniform(-1, 1, size=(4, 2)).astype(np.float32),
+                "mask": rng.integers(0, 2, size=4).astype(np.int8),
+            },
+            "pair": (rng.integers(2), rng.integers(0, 256, size=2).astype(np.uint8)),
+        }
+
+    def reset(self, *, seed=None, options=None):
+        self._set_rng(seed)
+        return sekai.ResetResult(self._observation(), {})
+
+    def step(self, action):
+        return sekai.StepResult(self._observation(), 1.0, False, False, {})
+
+
+class SequenceEnv(CounterEnv):
+    """An observation of variable length, which cannot live in shared memory."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.observation_space = Sequence(Box(-np.inf, np.inf, shape=(3,)))
+
+    def _observation(self) -> tuple[np.ndarray, ...]:
+        return (super()._observation(),) * (self.count % 3)
+
+
+def our_segments() -> list[str]:
+    """The shared-memory segments this process created and did not unlink."""
+    from pathlib import Path
+
+    return sorted(path.name for path in Path("/dev/shm").glob(f"sekai_{os.getpid()}_*"))
+
+
+def running(pids: list[int]) -> list[int]:
+    """The pids that still exist as processes (zombies count: nobody reaped them)."""
+    return [pid for pid in set(pids) if os.path.exists(f"/proc/{pid}")]
