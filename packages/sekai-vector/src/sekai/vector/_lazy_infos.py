@@ -1,0 +1,54 @@
+"""A list of per-env info dicts whose entries are built only when read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
+
+
+class _LazyInfos(Sequence[dict[str, Any]]):
+    """A list of per-env info dicts whose entries are built when first read.
+
+    Native vector envs produce infos as arrays; splitting them into ``num_envs`` dicts every
+    step would cost more than the step itself, so a caller who never reads infos pays nothing.
+    """
+
+    __slots__ = ("_build", "_built", "_num_envs")
+
+    def __init__(self, num_envs: int, build: Callable[[int], dict[str, Any]]) -> None:
+        self._num_envs = num_envs
+        self._build = build
+        self._built: dict[int, dict[str, Any]] = {}
+
+    def __len__(self) -> int:
+        return self._num_envs
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._num_envs))]
+        i = int(index)
+        if i < 0:
+            i += self._num_envs
+        if not 0 <= i < self._num_envs:
+            raise IndexError(f"sub-env index {index} out of range for {self._num_envs} sub-envs")
+        info = self._built.get(i)
+        if info is None:
+            info = self._built[i] = self._build(i)
+        return info
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self[i] for i in range(self._num_envs))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))

@@ -1,0 +1,149 @@
+"""make_vec(): a VecEnv from a registry ID, native when the env has a native version."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sekai.core import Env
+from sekai.registration import EnvSpec, load_entry_point, make, spec
+from sekai.vector.base import VecEnv
+
+EnvWrapper = Callable[[Env[Any, Any]], Env[Any, Any]]
+
+_MODES = {
+    None: None,
+    "native": "native",
+    "vector_entry_point": "native",
+    "sync": "sync",
+    "async": "async",
+    "proc": "proc",
+}
+
+
+def make_vec(
+    id: str | EnvSpec,
+    num_envs: int = 1,
+    vectorization_mode: str | None = None,
+    *,
+    wrappers: Iterable[EnvWrapper] | None = None,
+    vector_kwargs: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> VecEnv:
+    """Build ``num_envs`` copies of the env registered under ``id`` as one VecEnv.
+
+    ``vectorization_mode``: None (the native env if the entry has a ``vector_entry_point`` and
+    no ``wrappers`` are given, else SyncVecEnv), ``"native"`` (alias ``"vector_entry_point"``),
+    ``"sync"``, ``"async"`` or ``"proc"``. ``wrappers`` wrap each sub-env, ``vector_kwargs`` go
+    to the VecEnv constructor and any other keyword argument to :func:`sekai.make`. Each sub-env
+    gets ``sampler.spawn()`` of a ``sampler`` argument that has one. The result carries the
+    registry entry, with these overrides, as ``vec.spec``.
+    """
+    if vectorization_mode not in _MODES:
+        allowed = ", ".join(repr(mode) for mode in _MODES)
+        raise ValueError(f"vectorization_mode must be one of {allowed}, got {vectorization_mode!r}")
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int):
+        raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
+    if num_envs < 1:
+        raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+    wrappers = list(wrappers or [])
+    for wrapper in wrappers:
+        if not callable(wrapper):
+            raise TypeError(
+                f"wrappers must be callables taking and returning an env, got {wrapper!r}"
+            )
+    vector_kwargs = dict(vector_kwargs or {})
+    env_spec = id if isinstance(id, EnvSpec) else spec(id)
+    mode = _MODES[vectorization_mode]
+    if mode is None:
+        mode = "native" if env_spec.vector_entry_point is not None and not wrappers else "sync"
+
+    if mode == "native":
+        vec = _make_native(env_spec, num_envs, wrappers, vector_kwargs, kwargs)
+    else:
+        backend = _backend(mode)
+        factories = [
+            _SubEnvFactory(env_spec, _sub_env_kwargs(kwargs), wrappers) for _ in range(num_envs)
+        ]
+        vec = backend(factories, **vector_kwargs)
+    vec.spec = _spec_with_overrides(env_spec, kwargs)
+    return vec
+
+
+def _make_native(
+    env_spec: EnvSpec,
+    num_envs: int,
+    wrappers: list[EnvWrapper],
+    vector_kwargs: dict[str, Any],
+    kwargs: dict[str, Any],
+) -> VecEnv:
+    if env_spec.vector_entry_point is None:
+        raise ValueError(
+            f"{env_spec.id!r} has no native vector implementation (no vector_entry_point); "
+            'use vectorization_mode="sync", "async" or "proc"'
+        )
+    if wrappers:
+        raise ValueError(
+            "wrappers= wraps each sub-env, but a native vector env has no sub-env objects; "
+            'wrap the VecEnv in vector wrappers instead, or use vectorization_mode="sync"'
+        )
+    native_kwargs = {**env_spec.kwargs, **kwargs}
+    if native_kwargs.get("max_episode_steps") is None:
+        native_kwargs.pop("max_episode_steps", None)
+        if env_spec.max_episode_steps is not None:
+            native_kwargs["max_episode_steps"] = env_spec.max_episode_steps
+    vec_class = load_entry_point(env_spec.vector_entry_point)
+    vec: VecEnv = vec_class(num_envs=num_envs, **{**native_kwargs, **vector_kwargs})
+    return vec
+
+
+def _backend(mode: str) -> Callable[..., VecEnv]:
+    if mode == "sync":
+        from sekai.vector.sync import SyncVecEnv
+
+        return SyncVecEnv
+    if mode == "async":
+        from sekai.vector.async_ import AsyncVecEnv
+
+        return AsyncVecEnv
+    from sekai.vector.proc import ProcVecEnv
+
+    return ProcVecEnv
+
+
+def _sub_env_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """One sub-env's kwargs: its own ``sampler.spawn()`` when the sampler can spawn."""
+    spawn = getattr(kwargs.get("sampler"), "spawn", None)
+    if callable(spawn):
+        return {**kwargs, "sampler": spawn()}
+    return kwargs
+
+
+def _spec_with_overrides(env_spec: EnvSpec, kwargs: dict[str, Any]) -> EnvSpec:
+    overrides = dict(kwargs)
+    steps = overrides.pop("max_episode_steps", None)
+    if not overrides and steps is None:
+        return env_spec
+    return dataclasses.replace(
+        env_spec,
+        kwargs={**env_spec.kwargs, **overrides},
+        max_episode_steps=env_spec.max_episode_steps if steps is None else steps,
+    )
+
+
+class _SubEnvFactory:
+    """Builds one sub-env: make() then the wrappers. A class, so it pickles for ProcVecEnv."""
+
+    def __init__(
+        self, env_spec: EnvSpec, kwargs: dict[str, Any], wrappers: list[EnvWrapper]
+    ) -> None:
+        self.env_spec = env_spec
+        self.kwargs = kwargs
+        self.wrappers = wrappers
+
+    def __call__(self) -> Env[Any, Any]:
+        env = make(self.env_spec, **self.kwargs)
+        for wrapper in self.wrappers:
+            env = wrapper(env)
+        return env

@@ -1,0 +1,295 @@
+"""NativeVecEnv: all sub-envs' state in arrays, advanced together by array operations.
+
+A subclass implements the hooks ``_reset_envs(indices, options)``, ``_observe()``,
+``_step(actions)`` and optionally ``_reset_infos(indices)``; this base adds seeding, per-env
+options, the time limit, autoreset and the per-env info dicts. A step costs a fixed number of
+array operations however many sub-envs there are, and the info dicts are only built for the
+sub-envs whose ``infos[i]`` the caller reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import islice
+from typing import Any
+
+import numpy as np
+
+from sekai.core import ResetResult, RngMixin, StepResult
+from sekai.spaces import Space, concatenate, iterate
+from sekai.vector._lazy_infos import _LazyInfos
+from sekai.vector.base import AutoresetMode, OptionsArg, VecEnv
+from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.wrappers import autoreset_result
+
+InfoArrays = dict[str, Any]
+
+
+class NativeVecEnv(RngMixin, VecEnv):
+    """Base class for vector envs simulated in array form; see the module docstring for hooks.
+
+    ``max_episode_steps=n`` truncates every sub-env after n steps and puts
+    ``infos[i]["elapsed_steps"]`` in each step's info, like the TimeLimit that make() adds to
+    every sub-env of a SyncVecEnv. Every sub-env draws from the one generator ``self.rng``.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        observation_space: Space[Any],
+        action_space: Space[Any],
+        *,
+        autoreset: AutoresetMode = True,
+        max_episode_steps: int | None = None,
+    ) -> None:
+        super().__init__(num_envs, observation_space, action_space, autoreset=autoreset)
+        if max_episode_steps is not None and (
+            isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int)
+        ):
+            raise TypeError(
+                f"max_episode_steps must be an int or None, got {type(max_episode_steps).__name__}"
+            )
+        if max_episode_steps is not None and max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be at least 1, got {max_episode_steps}")
+        self.max_episode_steps = max_episode_steps
+        self.elapsed_steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._all_indices = np.arange(self.num_envs)
+        self._reset_pending = np.zeros(self.num_envs, dtype=bool)  # autoreset="next_step"
+
+    # -- hooks for subclasses -----------------------------------------------------------------
+    def _reset_envs(self, indices: np.ndarray, options: list[dict[str, Any] | None]) -> None:
+        """(Re)initialise the sub-envs in ``indices``, with one options dict (or None) each."""
+        raise NotImplementedError
+
+    def _observe(self) -> Any:
+        """Return the batched observation of all sub-envs, as new arrays."""
+        raise NotImplementedError
+
+    def _step(self, actions: Any) -> tuple[Any, Any, Any, InfoArrays]:
+        """Advance every sub-env; return ``(rewards, terminated, truncated, infos)``.
+
+        The first three have shape ``(num_envs,)``; ``infos`` is a dict of arrays with a leading
+        ``num_envs`` axis. Return new arrays, not the env's own state.
+        """
+        raise NotImplementedError
+
+    def _reset_infos(self, indices: np.ndarray) -> InfoArrays:
+        """Info arrays (leading axis ``len(indices)``) for the sub-envs just reset."""
+        return {}
+
+    # -- public API ---------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: OptionsArg = None
+    ) -> VecResetResult:
+        """Reset every sub-env. ``seed`` (an int, or a list of ints combined into one seed)
+        re-seeds ``self.rng``; None continues it."""
+        self._check_open()
+        per_env_options = self._per_env_options(options)
+        self._set_rng(_native_seed(seed))
+        indices = self._all_indices
+        self._reset_envs(indices, per_env_options)
+        self.elapsed_steps[:] = 0
+        self._reset_pending[:] = False
+        observations = self._observe()
+        reset_infos = self._reset_infos(indices)
+        n = self.num_envs
+        return VecResetResult(observations, _LazyInfos(n, lambda i: _info_row(reset_infos, i, n)))
+
+    def step(self, actions: Any) -> VecStepResult:
+        """Step every sub-env with one array operation per quantity, whatever ``num_envs``."""
+        self._check_open()
+        n = self.num_envs
+        rewards, terminated, truncated, step_infos = self._step(self._batch_actions(actions))
+        rewards = np.asarray(rewards, dtype=np.float64)
+        terminated = np.asarray(terminated, dtype=bool)
+        truncated = np.asarray(truncated, dtype=bool)
+        self.elapsed_steps += 1
+
+        replaced: np.ndarray | None = None  # rows whose info is a reset's, not the step's
+        replaced_infos: InfoArrays = {}
+        if self.autoreset == "next_step" and self._reset_pending.any():
+            replaced = np.flatnonzero(self._reset_pending)
+            self._reset_envs(replaced, [None] * len(replaced))
+            self.elapsed_steps[replaced] = 0
+            rewards[replaced] = 0.0
+            terminated[replaced] = False
+            truncated[replaced] = False
+            replaced_infos = self._reset_infos(replaced)
+
+        if self.max_episode_steps is not None:
+            truncated |= self.elapsed_steps >= self.max_episode_steps
+            step_infos = {**step_infos, "elapsed_steps": self.elapsed_steps.copy()}
+        observations = self._observe()
+        dones = terminated | truncated
+
+        if self.autoreset == "next_step":
+            self._reset_pending = dones
+            if replaced is None:
+                build = _step_info_builder(step_infos, n)
+            else:
+                build = _next_step_info_builder(step_infos, n, replaced, replaced_infos)
+        elif self.autoreset and dones.any():
+            finished = np.flatnonzero(dones)
+            final_observations = observations
+            self._reset_envs(finished, [None] * len(finished))
+            self.elapsed_steps[finished] = 0
+            reset_infos = self._reset_infos(finished)
+            observations = self._observe()
+            final = _FinalRows(
+                self.observation_space, final_observations, rewards, terminated, truncated
+            )
+            build = _autoreset_info_builder(step_infos, n, finished, reset_infos, final)
+        else:
+            build = _step_info_builder(step_infos, n)
+        return VecStepResult(observations, rewards, terminated, truncated, _LazyInfos(n, build))
+
+    async def async_reset(
+        self, *, seed: int | Sequence[int] | None = None, options: OptionsArg = None
+    ) -> VecResetResult:
+        return self.reset(seed=seed, options=options)
+
+    async def async_step(self, actions: Any) -> VecStepResult:
+        return self.step(actions)
+
+    def set_attr(self, name: str, value: Any) -> None:
+        """Change the existing attribute ``name``; a list of ``num_envs`` values becomes one
+        array. AttributeError for a name this env does not have: it would change nothing."""
+        self._check_open()
+        if not hasattr(self, name):
+            raise AttributeError(
+                f"{type(self).__name__} has no attribute {name!r}; set_attr only changes "
+                "existing attributes, since a new one would not change the simulation"
+            )
+        if isinstance(value, list):
+            value = np.asarray(self._per_env_values(name, value))
+        setattr(self, name, value)
+
+    # -- get_attr/call on the native object itself --------------------------------------------
+    def _get_attr(self, name: str) -> list[Any]:
+        return self._split_per_env(getattr(self, name))
+
+    def _call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        attribute = getattr(self, name)
+        value = attribute(*args, **kwargs) if callable(attribute) else attribute
+        return self._split_per_env(value)
+
+    def _split_per_env(self, value: Any) -> list[Any]:
+        """An array with a leading num_envs axis gives one value per sub-env; else repeat it."""
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == self.num_envs:
+            return value.tolist() if value.ndim == 1 else list(value)
+        return [value] * self.num_envs
+
+    def _batch_actions(self, actions: Any) -> Any:
+        if isinstance(actions, list):
+            if len(actions) != self.num_envs:
+                raise ValueError(
+                    f"actions must hold one action per sub-env ({self.num_envs}), "
+                    f"got {len(actions)}"
+                )
+            return concatenate(self.action_space, actions)
+        if isinstance(actions, np.ndarray) and (actions.ndim == 0 or len(actions) != self.num_envs):
+            raise ValueError(
+                f"actions must have a leading axis of num_envs ({self.num_envs}), "
+                f"got shape {actions.shape}"
+            )
+        return actions
+
+
+def _native_seed(seed: int | Sequence[int] | None) -> int | list[int] | None:
+    if seed is None:
+        return None
+    if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+        return int(seed)
+    if isinstance(seed, list | tuple | np.ndarray) and all(
+        isinstance(s, int | np.integer) and not isinstance(s, bool) for s in seed
+    ):
+        return [int(s) for s in seed]
+    raise TypeError(
+        "a native vector env takes seed as an int, a list of ints (combined into one seed) "
+        f"or None, got {seed!r}"
+    )
+
+
+# -- per-env info dicts, built on access ------------------------------------------------------
+def _info_row(arrays: InfoArrays, i: int, n: int) -> dict[str, Any]:
+    """Sub-env i's info: row i of each array with a leading n axis (1-D rows as Python scalars)."""
+    return {key: _row(value, i, n) for key, value in arrays.items()}
+
+
+def _row(value: Any, i: int, n: int) -> Any:
+    if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
+        return value[i].item() if value.ndim == 1 else value[i]
+    return value
+
+
+def _step_info_builder(step_infos: InfoArrays, n: int) -> Callable[[int], dict[str, Any]]:
+    return lambda i: _info_row(step_infos, i, n)
+
+
+def _next_step_info_builder(
+    step_infos: InfoArrays, n: int, replaced: np.ndarray, reset_infos: InfoArrays
+) -> Callable[[int], dict[str, Any]]:
+    def build(i: int) -> dict[str, Any]:
+        position = _position(replaced, i)
+        if position is None:
+            return _info_row(step_infos, i, n)
+        return _info_row(reset_infos, position, len(replaced))
+
+    return build
+
+
+class _FinalRows:
+    """What a finished sub-env's step produced before its autoreset."""
+
+    def __init__(
+        self,
+        space: Space[Any],
+        observations: Any,
+        rewards: np.ndarray,
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+    ) -> None:
+        self.space = space
+        self.observations = observations
+        self.rewards = rewards
+        self.terminated = terminated
+        self.truncated = truncated
+
+    def step_result(self, i: int, info: dict[str, Any]) -> StepResult:
+        if isinstance(self.observations, np.ndarray):
+            observation = self.observations[i]
+        else:
+            observation = next(islice(iterate(self.space, self.observations), i, None))
+        return StepResult(
+            observation,
+            float(self.rewards[i]),
+            bool(self.terminated[i]),
+            bool(self.truncated[i]),
+            info,
+        )
+
+
+def _autoreset_info_builder(
+    step_infos: InfoArrays,
+    n: int,
+    finished: np.ndarray,
+    reset_infos: InfoArrays,
+    final: _FinalRows,
+) -> Callable[[int], dict[str, Any]]:
+    def build(i: int) -> dict[str, Any]:
+        info = _info_row(step_infos, i, n)
+        position = _position(finished, i)
+        if position is None:
+            return info
+        reset = ResetResult(None, _info_row(reset_infos, position, len(finished)))
+        return autoreset_result(final.step_result(i, info), reset).info
+
+    return build
+
+
+def _position(indices: np.ndarray, i: int) -> int | None:
+    """Where ``i`` sits in the sorted array ``indices``, or None if it is not there."""
+    position = int(np.searchsorted(indices, i))
+    if position < len(indices) and indices[position] == i:
+        return position
+    return None
