@@ -1,0 +1,119 @@
+"""CartPole: keep a pole upright on a cart by pushing the cart left or right."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.envs.classic_control._options import uniform_bounds
+from sekai.spaces import Box, Discrete
+
+
+class CartPoleEnv(Env[np.ndarray, int]):
+    """The cart-pole task of Barto, Sutton and Anderson (1983), as gymnasium's ``CartPole-v1``.
+
+    Observation: cart position, cart velocity, pole angle, pole angular velocity (float32).
+    Action: 0 pushes the cart left, 1 right. Reward: +1 for every step, the terminating one
+    included. The episode terminates when the pole leans more than 12 degrees or the cart leaves
+    ``[-x_threshold, x_threshold]``. Every state variable starts uniform in ``(low, high)``,
+    by default ``(-0.05, 0.05)``; pass ``options={"low": ..., "high": ...}`` to ``reset`` to
+    change it.
+    """
+
+    gravity = 9.8
+    masscart = 1.0
+    masspole = 0.1
+    length = 0.5  # half the pole's length
+    force_mag = 10.0
+    tau = 0.02  # seconds per step (explicit Euler)
+
+    def __init__(self) -> None:
+        self.total_mass = self.masspole + self.masscart
+        self.polemass_length = self.masspole * self.length
+        self.theta_threshold_radians = 12 * 2 * math.pi / 360
+        self.x_threshold = 2.4
+        # Twice the termination thresholds, so the terminating observation is still in bounds.
+        high = np.array(
+            [2 * self.x_threshold, np.inf, 2 * self.theta_threshold_radians, np.inf], np.float32
+        )
+        self.observation_space = Box(-high, high, dtype=np.float32)
+        self.action_space = Discrete(2)
+        self._state: tuple[float, float, float, float] | None = None
+        self._steps_after_termination: int | None = None
+
+    @property
+    def state(self) -> tuple[float, float, float, float] | None:
+        """(x, x_dot, theta, theta_dot) as floats; None before the first reset."""
+        return self._state
+
+    @state.setter
+    def state(self, value: Sequence[float]) -> None:
+        x, x_dot, theta, theta_dot = (float(v) for v in value)
+        self._state = (x, x_dot, theta, theta_dot)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> ResetResult:
+        self._set_rng(seed)
+        low, high = uniform_bounds(options, -0.05, 0.05)
+        self.state = self.rng.uniform(low, high, size=4).tolist()
+        self._steps_after_termination = None
+        return ResetResult(np.array(self._state, np.float32), {})
+
+    def step(self, action: int) -> StepResult:
+        if self._state is None:
+            raise RuntimeError("CartPoleEnv.step() called before reset()")
+        x, x_dot, theta, theta_dot = self._state
+        if action == 1:
+            force = self.force_mag
+        elif action == 0:
+            force = -self.force_mag
+        else:
+            raise ValueError(f"CartPole actions are 0 (left) and 1 (right), got {action!r}")
+        cos_theta = math.cos(theta)
+        sin_theta = math.sin(theta)
+        total_mass = self.total_mass
+        polemass_length = self.polemass_length
+        temp = (force + polemass_length * theta_dot * theta_dot * sin_theta) / total_mass
+        theta_acc = (self.gravity * sin_theta - cos_theta * temp) / (
+            self.length * (4.0 / 3.0 - self.masspole * cos_theta * cos_theta / total_mass)
+        )
+        x_acc = temp - polemass_length * theta_acc * cos_theta / total_mass
+        tau = self.tau
+        x = x + tau * x_dot
+        x_dot = x_dot + tau * x_acc
+        theta = theta + tau * theta_dot
+        theta_dot = theta_dot + tau * theta_acc
+        self._state = (x, x_dot, theta, theta_dot)
+
+        x_threshold = self.x_threshold
+        theta_threshold = self.theta_threshold_radians
+        terminated = (
+            x < -x_threshold
+            or x > x_threshold
+            or theta < -theta_threshold
+            or theta > theta_threshold
+        )
+        reward = 1.0
+        if terminated:
+            reward = self._terminal_reward()
+        return StepResult(np.array(self._state, np.float32), reward, terminated, False, {})
+
+    def _terminal_reward(self) -> float:
+        """1.0 on the step that terminates; 0.0 on steps after it, with a warning on the first."""
+        if self._steps_after_termination is None:
+            self._steps_after_termination = 0
+            return 1.0
+        if self._steps_after_termination == 0:
+            warnings.warn(
+                "CartPoleEnv.step() called after the episode terminated; call reset() first. "
+                "Such steps have reward 0.",
+                stacklevel=3,
+            )
+        self._steps_after_termination += 1
+        return 0.0
