@@ -1,0 +1,73 @@
+"""MultiBinary: arrays of 0/1."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.spaces.space import Space, check_mask_array, register_space_type
+
+
+class MultiBinary(Space[NDArray[np.int8]]):
+    """Arrays of 0/1 (int8); ``n`` is an int or a shape."""
+
+    def __init__(self, n: int | tuple[int, ...] | list[int], seed: Any = None) -> None:
+        if isinstance(n, int | np.integer) and not isinstance(n, bool):
+            self.n: int | tuple[int, ...] = int(n)
+            shape: tuple[int, ...] = (self.n,)
+        elif isinstance(n, tuple | list | np.ndarray):
+            self.n = shape = tuple(int(dim) for dim in n)
+        else:
+            raise TypeError(f"MultiBinary n must be an int or a shape, got {n!r}")
+        if any(dim < 0 for dim in shape):
+            raise ValueError(f"MultiBinary shape must have non-negative dimensions, got {n}")
+        super().__init__(shape, np.int8, seed)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        assert self._shape is not None
+        return self._shape
+
+    @property
+    def is_flattenable(self) -> bool:
+        return True
+
+    def sample(self, mask: Any = None) -> NDArray[np.int8]:
+        """Independent fair bits; ``mask`` entries 1 and 0 force that value, -1 samples."""
+        if mask is None:
+            return self.rng.integers(0, 2, size=self.shape, dtype=np.int8)
+        mask = check_mask_array(mask, self.shape, "MultiBinary", values="-101")
+        sample = mask.astype(np.int8)
+        free = mask == -1
+        sample[free] = self.rng.integers(0, 2, size=int(free.sum()), dtype=np.int8)
+        return sample
+
+    def contains(self, x: Any) -> bool:
+        """Arrays (or lists) of the exact shape with integer or bool entries that are 0 or 1."""
+        if not isinstance(x, np.ndarray):
+            try:
+                x = np.asarray(x)
+            except (ValueError, TypeError):
+                return False
+        return (
+            x.shape == self._shape and x.dtype.kind in "biu" and bool(((x == 0) | (x == 1)).all())
+        )
+
+    def to_jsonable(self) -> dict[str, Any]:
+        return {"type": "MultiBinary", "n": self.n if isinstance(self.n, int) else list(self.n)}
+
+    @classmethod
+    def from_jsonable(cls, data: dict[str, Any]) -> MultiBinary:
+        n = data["n"]
+        return cls(n if isinstance(n, int) else tuple(n))
+
+    def __repr__(self) -> str:
+        return f"MultiBinary({self.n})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MultiBinary) and self.shape == other.shape
+
+
+register_space_type("MultiBinary", MultiBinary)

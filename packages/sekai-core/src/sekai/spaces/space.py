@@ -1,0 +1,140 @@
+"""The :class:`Space` base class and the registry that rebuilds spaces from JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+T_cov = TypeVar("T_cov", covariant=True)
+
+# The seed a Dict/Tuple/Sequence hands to each sub-space is derived, not drawn, from its own seed,
+# so seeding a composite never consumes the composite's generator.
+SeedType = Any
+
+
+class Space(Generic[T_cov]):
+    """The set of valid observations or actions, with its own random generator.
+
+    Subclasses implement :meth:`sample`, :meth:`contains`, :attr:`is_flattenable`,
+    :meth:`to_jsonable` / :meth:`from_jsonable`, ``__eq__`` and ``__repr__``; the utilities of
+    :mod:`sekai.spaces.utils` (flattening, batching, zero samples) are registered per type.
+    """
+
+    def __init__(
+        self,
+        shape: tuple[int, ...] | None = None,
+        dtype: Any = None,
+        seed: SeedType = None,
+    ) -> None:
+        self._shape = None if shape is None else tuple(int(dim) for dim in shape)
+        self.dtype = None if dtype is None else np.dtype(dtype)
+        self._rng: np.random.Generator | None = None
+        if seed is not None:
+            self.seed(seed)
+
+    @property
+    def shape(self) -> tuple[int, ...] | None:
+        """The shape of a sample for array spaces, None for composite ones."""
+        return self._shape
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The space's generator, created from OS entropy on first use if never seeded."""
+        if self._rng is None:
+            self._rng = np.random.default_rng()
+        return self._rng
+
+    def seed(self, seed: SeedType = None) -> Any:
+        """Re-seed the generator (None: fresh OS entropy) and return the seed used."""
+        seed = _check_seed(seed)
+        self._rng = np.random.default_rng(seed)
+        return seed
+
+    def sample(self, mask: Any = None) -> T_cov:
+        """A random element, restricted by ``mask`` when given (format depends on the space)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement sample()")
+
+    def contains(self, x: Any) -> bool:
+        """Whether ``x`` is an element of the space."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement contains()")
+
+    def __contains__(self, x: Any) -> bool:
+        return self.contains(x)
+
+    @property
+    def is_flattenable(self) -> bool:
+        """Whether :func:`sekai.spaces.flatten` maps samples into a fixed-size vector."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement is_flattenable")
+
+    def to_jsonable(self) -> dict[str, Any]:
+        """A plain dict with a ``"type"`` key that :func:`space_from_jsonable` rebuilds."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement to_jsonable()")
+
+    @classmethod
+    def from_jsonable(cls, data: dict[str, Any]) -> Space[Any]:
+        """Rebuild a space of this type from :meth:`to_jsonable` output."""
+        raise NotImplementedError(f"{cls.__name__} does not implement from_jsonable()")
+
+    def sample_to_jsonable(self, x: Any) -> Any:
+        """A sample as JSON-compatible Python data (lists, numbers, dicts)."""
+        return np.asarray(x).tolist()
+
+    def sample_from_jsonable(self, data: Any) -> Any:
+        """The sample that :meth:`sample_to_jsonable` turned into ``data``."""
+        return np.asarray(data, dtype=self.dtype)
+
+
+def _check_seed(seed: SeedType) -> int:
+    """A non-negative int seed; None becomes fresh OS entropy so the seed used can be returned."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"a seed must be a non-negative int or None, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"a seed must be a non-negative int or None, got {seed}")
+    return int(seed)
+
+
+def sub_seeds(seed: SeedType, count: int) -> tuple[int, list[int]]:
+    """The seed used for a composite space and the ``count`` seeds derived from it."""
+    seed = _check_seed(seed)
+    return seed, [int(s) for s in np.random.SeedSequence(seed).generate_state(count)]
+
+
+_SPACE_TYPES: dict[str, Callable[[dict[str, Any]], Space[Any]]] = {}
+
+
+def register_space_type(name: str, space_type: type[Space[Any]]) -> None:
+    """Let :func:`space_from_jsonable` rebuild ``{"type": name, ...}`` with ``space_type``."""
+    if not (isinstance(space_type, type) and issubclass(space_type, Space)):
+        raise TypeError(f"register_space_type needs a Space subclass, got {space_type!r}")
+    _SPACE_TYPES[name] = space_type.from_jsonable
+
+
+def space_from_jsonable(data: dict[str, Any]) -> Space[Any]:
+    """Rebuild any registered space from the dict its ``to_jsonable()`` returned."""
+    if not isinstance(data, dict) or "type" not in data:
+        raise ValueError(f"a space in JSON is a dict with a 'type' key, got {data!r}")
+    try:
+        from_jsonable = _SPACE_TYPES[data["type"]]
+    except (KeyError, TypeError):
+        known = ", ".join(sorted(_SPACE_TYPES))
+        raise ValueError(
+            f"unknown space type {data['type']!r}; registered types: {known}"
+        ) from None
+    return from_jsonable(data)
+
+
+def check_mask_array(mask: Any, shape: tuple[int, ...], space: str, values: str = "01") -> Any:
+    """``mask`` as an integer array of ``shape`` with entries among ``values`` ("01" or "-101")."""
+    array = np.asarray(mask)
+    if array.dtype.kind not in "biu":
+        raise TypeError(f"{space} mask must be an int8 or bool array, got dtype {array.dtype}")
+    if array.shape != shape:
+        raise ValueError(f"{space} mask must have shape {shape}, got {array.shape}")
+    allowed = (0, 1) if values == "01" else (-1, 0, 1)
+    if not np.isin(array, allowed).all():
+        raise ValueError(f"{space} mask entries must be in {allowed}, got {np.unique(array)}")
+    return array
