@@ -13,6 +13,7 @@ import sekai
 from sekai.spaces import Box, Dict, Discrete, MaskedBox, Sequence, Tuple
 
 INTERRUPT = 2  # CounterEnv action: send SIGINT to the pid given at construction
+KILL = 9  # CounterEnv action: SIGKILL its own process
 
 
 class CounterEnv(sekai.Env):
@@ -38,6 +39,8 @@ class CounterEnv(sekai.Env):
     def step(self, action: Any) -> sekai.StepResult:
         if action == INTERRUPT:
             os.kill(self.parent_pid, signal.SIGINT)
+        elif action == KILL:
+            os.kill(os.getpid(), signal.SIGKILL)
         self.count += 1
         terminated = bool(self.rng.random() < 0.2)
         info = {"count": self.count, "action": int(action)}

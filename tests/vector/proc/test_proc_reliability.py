@@ -1,0 +1,125 @@
+"""ProcVecEnv leaves nothing behind: killed or stubborn workers, a dead parent, many cycles."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from proc_envs import KILL, CounterEnv, StubbornEnv, our_segments, running
+
+from sekai.vector.errors import VecEnvWorkerError
+from sekai.vector.proc import ProcVecEnv
+
+HERE = Path(__file__).resolve().parent
+
+
+def wait_exit(pid: int, timeout: float) -> bool:
+    """Block until process ``pid`` (not our child) has exited, or ``timeout`` passes."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([pidfd], [], [], timeout)[0])
+    finally:
+        os.close(pidfd)
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def rss_bytes() -> int:
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_a_killed_worker_raises_on_the_next_call_and_close_returns_in_time() -> None:
+    vec = ProcVecEnv([CounterEnv] * 4, num_workers=2, close_timeout=2.0)
+    vec.reset(seed=0)
+    pids = vec.get_attr("pid")
+    os.kill(pids[2], signal.SIGKILL)
+    assert wait_exit(pids[2], 5.0)
+    with pytest.raises(VecEnvWorkerError) as caught:
+        vec.step([0, 0, 0, 0])
+    assert caught.value.rank == 2  # the dead worker's first sub-env
+    assert "died" in str(caught.value)
+    with pytest.raises(VecEnvWorkerError):
+        vec.get_attr("count")  # it stays broken: every later call says so
+    start = time.monotonic()
+    vec.close()
+    assert time.monotonic() - start < 2.0
+    assert not running(pids) and not our_segments()
+    assert not multiprocessing.active_children()
+
+
+def test_a_worker_killed_in_the_middle_of_a_step_raises_that_step() -> None:
+    with ProcVecEnv([CounterEnv] * 2, close_timeout=2.0) as vec:
+        vec.reset(seed=0)
+        pids = vec.get_attr("pid")
+        with pytest.raises(VecEnvWorkerError) as caught:
+            vec.step([0, KILL])  # sub-env 1 kills its own worker during the step
+        assert caught.value.rank == 1
+    assert not running(pids) and not our_segments()
+
+
+def test_a_worker_that_ignores_close_is_terminated_then_killed() -> None:
+    vec = ProcVecEnv([CounterEnv, StubbornEnv], close_timeout=0.3)
+    pids = vec.get_attr("pid")
+    start = time.monotonic()
+    vec.close()
+    elapsed = time.monotonic() - start
+    assert 0.3 <= elapsed < 3.0
+    assert not running(pids) and not our_segments()
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.parametrize("context", ["forkserver", "fork"])
+def test_workers_exit_when_the_parent_process_dies(context: str) -> None:
+    script = textwrap.dedent(
+        f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(HERE)!r})
+        from proc_envs import CounterEnv
+        from sekai.vector.proc import ProcVecEnv
+
+        if __name__ == "__main__":
+            vec = ProcVecEnv([CounterEnv] * 2, context={context!r})
+            vec.reset(seed=0)
+            print(*vec.get_attr("pid"), flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    parent = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert parent.returncode == -signal.SIGKILL, parent.stderr
+    pids = [int(pid) for pid in parent.stdout.split()]
+    assert len(pids) == 2
+    for pid in pids:
+        assert wait_exit(pid, 10.0), f"worker {pid} outlived its parent"
+    assert "Traceback" not in parent.stderr
+
+
+def test_repeated_create_step_close_cycles_leak_nothing() -> None:
+    def cycle() -> None:
+        with ProcVecEnv([CounterEnv] * 2, num_workers=1) as vec:
+            vec.reset(seed=0)
+            vec.step([0, 0])
+
+    for _ in range(10):  # warm up: the forkserver, imports, allocator pools
+        cycle()
+    fds, rss = open_fds(), rss_bytes()
+    for _ in range(200):
+        cycle()
+    assert open_fds() == fds
+    assert not multiprocessing.active_children()
+    assert not our_segments()
+    assert rss_bytes() - rss < 8 * 2**20
