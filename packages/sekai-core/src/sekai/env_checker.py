@@ -1,0 +1,337 @@
+"""check_env: run an env through the :class:`sekai.Env` contract and say exactly what it breaks.
+
+A broken contract raises :class:`EnvCheckError` naming the problem. Things that work but will
+bite later (float64 observations in a float32 space, a ``reset`` that never seeds ``self.rng``)
+only warn, with :class:`EnvCheckWarning`.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.multi_agent import MultiAgentEnv
+from sekai.spaces import Box, Dict, Space, Tuple
+
+__all__ = ["EnvCheckError", "EnvCheckWarning", "check_env"]
+
+_SEED = 123
+_STEPS = 10  # steps per rollout of the determinism check
+
+
+class EnvCheckError(AssertionError):
+    """The env breaks the :class:`sekai.Env` contract; the message says how."""
+
+
+class EnvCheckWarning(UserWarning):
+    """The env works, but does something its users will trip over."""
+
+
+def check_env(env: Env[Any, Any], *, warn: bool = True, skip_render_check: bool = True) -> None:
+    """Check that ``env`` keeps the :class:`sekai.Env` contract; raise EnvCheckError if not.
+
+    Checked, through any wrappers: the spaces are sekai spaces; ``reset`` and ``step`` return
+    :class:`~sekai.ResetResult` / :class:`~sekai.StepResult` with observations in the
+    observation space, a finite real reward, bool flags and a dict info; the same seed gives the
+    same first observation and the same transitions under the same actions, and
+    ``reset(seed=None)`` continues the stream instead of re-seeding; returned observations are
+    not buffers the env later overwrites; ``action_mask()``, if the env has one, returns masks
+    that ``action_space.sample(mask=...)`` accepts and that yield valid actions; ``close()`` may
+    be called twice. With ``warn=True`` soft problems emit :class:`EnvCheckWarning`. The env is
+    reset, stepped and finally closed.
+    """
+    if isinstance(env, MultiAgentEnv):
+        raise TypeError(
+            f"check_env checks single-agent sekai.Env objects; {type(env).__name__} is a "
+            "MultiAgentEnv, whose dict-keyed API it does not cover"
+        )
+    if not isinstance(env, Env):
+        raise TypeError(f"check_env expects a sekai.Env, got {type(env).__name__}")
+    checker = _Checker(env, warn)
+    checker.check_spaces()
+    checker.check_reset_signature()
+    checker.check_determinism()
+    checker.check_unseeded_reset_continues()
+    checker.check_seeding_uses_rng()
+    checker.check_observations_not_reused()
+    if not skip_render_check:
+        checker.check_render()
+    checker.check_close_twice()
+
+
+class _Checker:
+    """The individual checks, sharing the env and the warnings already given."""
+
+    def __init__(self, env: Env[Any, Any], warn: bool) -> None:
+        self.env = env
+        self.warn = warn
+        self._warned: set[str] = set()
+
+    # -- the checks ----------------------------------------------------------------------------
+
+    def check_spaces(self) -> None:
+        for name in ("observation_space", "action_space"):
+            space = getattr(self.env, name, None)
+            if not isinstance(space, Space):
+                raise EnvCheckError(
+                    f"env.{name} must be a sekai space (sekai.spaces.Space), "
+                    f"got {type(space).__name__}: {space!r}"
+                )
+
+    def check_reset_signature(self) -> None:
+        parameters = inspect.signature(self.env.reset).parameters
+        missing = [name for name in ("seed", "options") if name not in parameters]
+        if missing or any(
+            parameters[name].kind is inspect.Parameter.POSITIONAL_ONLY
+            for name in ("seed", "options")
+        ):
+            raise EnvCheckError(
+                "reset() must accept the keyword arguments seed and options: "
+                "def reset(self, *, seed=None, options=None)"
+            )
+
+    def check_determinism(self) -> None:
+        """Two rollouts from the same seed with the same actions must agree step by step."""
+        first = self.reset(seed=_SEED)
+        again = self.reset(seed=_SEED)
+        if not _same(first.observation, again.observation):
+            raise EnvCheckError(
+                f"reset(seed={_SEED}) returned different observations on two calls "
+                f"({first.observation!r} and {again.observation!r}): seed the env's randomness "
+                "with self._set_rng(seed) in reset() and draw it from self.rng"
+            )
+        self.env.action_space.seed(_SEED)
+        actions, transitions = [], []
+        for _ in range(_STEPS):
+            actions.append(self.sample_action())
+            result = self.step(actions[-1])
+            transitions.append(result)
+            if result.done:
+                break
+        self.reset(seed=_SEED)
+        for number, (action, expected) in enumerate(zip(actions, transitions, strict=True), 1):
+            result = self.step(action)
+            if not _same_transition(result, expected):
+                raise EnvCheckError(
+                    f"step {number} after reset(seed={_SEED}) differs between two runs with the "
+                    f"same actions: {_transition(expected)} then {_transition(result)}; draw all "
+                    "randomness from self.rng"
+                )
+
+    def check_unseeded_reset_continues(self) -> None:
+        """reset(seed=None) after reset(seed=s) must give the same result every time."""
+        continued = []
+        for _ in range(2):
+            self.reset(seed=_SEED)
+            continued.append(self.reset().observation)
+        if not _same(*continued):
+            raise EnvCheckError(
+                f"reset() after reset(seed={_SEED}) returned different observations in two runs "
+                f"({continued[0]!r} and {continued[1]!r}): reset(seed=None) must continue the "
+                "current random stream (self._set_rng(None)), not re-seed it"
+            )
+
+    def check_seeding_uses_rng(self) -> None:
+        """Soft: reset(seed=s) should re-seed self.rng, so what comes after is reproducible."""
+        states = []
+        for _ in range(2):
+            self.reset(seed=_SEED)
+            generator = getattr(self.env.unwrapped, "_rng", None)
+            if generator is None:
+                self.soft(
+                    "reset(seed=...) did not seed self.rng: call self._set_rng(seed) at the start "
+                    "of reset() so that seeding works the same way for every sekai env"
+                )
+                return
+            states.append(generator.bit_generator.state)
+        if states[0] != states[1]:
+            self.soft(
+                f"after reset(seed={_SEED}) twice, self.rng is in different states: reset() "
+                "should call self._set_rng(seed), which re-seeds it"
+            )
+
+    def check_observations_not_reused(self) -> None:
+        """An observation returned earlier must not change when the env moves on."""
+        earlier: ResetResult | StepResult = self.reset(seed=_SEED)
+        for _ in range(2):  # the observation of a reset(), then of a step()
+            kept = copy.deepcopy(earlier.observation)
+            later = self.reset() if earlier.done else self.step(self.sample_action())
+            if not _same(earlier.observation, kept):
+                call = "reset()" if isinstance(earlier, ResetResult) else "step()"
+                raise EnvCheckError(
+                    f"the observation returned by {call} changed during the next call (it was "
+                    f"{kept!r}, it is now {earlier.observation!r}): return a new object every "
+                    "time instead of a buffer the env keeps writing to"
+                )
+            earlier = later
+
+    def check_render(self) -> None:
+        modes = self.env.metadata.get("render_modes", [])
+        if self.env.render_mode is not None and self.env.render_mode not in modes:
+            raise EnvCheckError(
+                f"render_mode {self.env.render_mode!r} is not in metadata['render_modes'] {modes}"
+            )
+        self.reset(seed=_SEED)
+        self.env.render()
+
+    def check_close_twice(self) -> None:
+        self.env.close()
+        try:
+            self.env.close()
+        except Exception as error:
+            raise EnvCheckError(
+                f"calling close() a second time raised {type(error).__name__}: {error}; "
+                "close() must be harmless when the env is already closed"
+            ) from error
+
+    # -- checked calls -------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None) -> ResetResult:
+        result = self.env.reset(seed=seed)
+        if not isinstance(result, ResetResult):
+            raise EnvCheckError(
+                "reset() must return sekai.ResetResult(observation, info), "
+                f"got {type(result).__name__}: {result!r}"
+            )
+        self.check_observation(result.observation, "reset()")
+        _check_info(result.info, "reset()")
+        return result
+
+    def step(self, action: Any) -> StepResult:
+        result = self.env.step(action)
+        if not isinstance(result, StepResult):
+            raise EnvCheckError(
+                "step() must return sekai.StepResult(observation, reward, terminated, truncated, "
+                f"info), got {type(result).__name__}: {result!r}"
+            )
+        self.check_observation(result.observation, "step()")
+        reward = result.reward
+        if not isinstance(reward, numbers.Real) or isinstance(reward, bool):
+            raise EnvCheckError(
+                f"step() returned reward {reward!r} of type {type(reward).__name__}; "
+                "rewards must be real numbers (float, int or a NumPy scalar), not bools or arrays"
+            )
+        if not math.isfinite(reward):
+            raise EnvCheckError(f"step() returned the non-finite reward {reward!r}")
+        for flag in ("terminated", "truncated"):
+            value = getattr(result, flag)
+            if not isinstance(value, bool | np.bool_):
+                raise EnvCheckError(
+                    f"step() returned {flag}={value!r} of type {type(value).__name__}; "
+                    "it must be a bool (or numpy.bool_)"
+                )
+        _check_info(result.info, "step()")
+        return result
+
+    def sample_action(self) -> Any:
+        """A random action, drawn with the env's action mask when it publishes one."""
+        space = self.env.action_space
+        action_mask = getattr(self.env, "action_mask", None)
+        if not callable(action_mask):
+            return space.sample()
+        mask = action_mask()
+        try:
+            action = space.sample(mask=mask)
+        except Exception as error:
+            raise EnvCheckError(
+                f"action_mask() returned {mask!r}, which action_space.sample(mask=...) rejects "
+                f"({type(error).__name__}: {error}); see the mask format of {space}"
+            ) from error
+        if action not in space:
+            raise EnvCheckError(
+                f"action {action!r}, sampled from action_space with the mask {mask!r} from "
+                f"action_mask(), is not in the action space {space}"
+            )
+        return action
+
+    def check_observation(self, observation: Any, where: str) -> None:
+        space = self.env.observation_space
+        if observation not in space:
+            raise EnvCheckError(
+                f"{where} returned an observation outside observation_space {space}: "
+                f"{observation!r}"
+            )
+        for path, dtype, expected in _dtype_mismatches(space, observation, ""):
+            self.soft(
+                f"the env returns observation{path} of dtype {dtype}, but the observation space "
+                f"has dtype {expected}: cast it to {expected} so it matches what the space promises"
+            )
+
+    def soft(self, message: str) -> None:
+        if self.warn and message not in self._warned:
+            self._warned.add(message)
+            warnings.warn(message, EnvCheckWarning, stacklevel=2)
+
+
+def _check_info(info: Any, where: str) -> None:
+    if not isinstance(info, dict):
+        raise EnvCheckError(
+            f"{where} returned info of type {type(info).__name__}; info must be a dict"
+        )
+
+
+def _dtype_mismatches(space: Space[Any], x: Any, path: str) -> list[tuple[str, Any, Any]]:
+    """(path, dtype, space dtype) for every Box part of ``x`` whose dtype is not the space's."""
+    if isinstance(space, Box):
+        dtype = np.asarray(x).dtype
+        return [] if dtype == space.dtype else [(path, dtype, space.dtype)]
+    if isinstance(space, Dict):
+        return [
+            mismatch
+            for key, subspace in space.items()
+            for mismatch in _dtype_mismatches(subspace, x[key], f"{path}[{key!r}]")
+        ]
+    if isinstance(space, Tuple):
+        return [
+            mismatch
+            for index in range(len(space))
+            for mismatch in _dtype_mismatches(space[index], x[index], f"{path}[{index}]")
+        ]
+    return []
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two observations (arrays, scalars, dicts, tuples of them) are identical."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(_same(a[key], b[key]) for key in a)
+        )
+    if isinstance(a, tuple | list) or isinstance(b, tuple | list):
+        return (
+            isinstance(a, tuple | list)
+            and isinstance(b, tuple | list)
+            and len(a) == len(b)
+            and all(map(_same, a, b))
+        )
+    a, b = np.asarray(a), np.asarray(b)
+    return (
+        a.shape == b.shape
+        and a.dtype == b.dtype
+        and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    )
+
+
+def _same_transition(a: StepResult, b: StepResult) -> bool:
+    return (
+        _same(a.observation, b.observation)
+        and a.reward == b.reward
+        and bool(a.terminated) == bool(b.terminated)
+        and bool(a.truncated) == bool(b.truncated)
+    )
+
+
+def _transition(result: StepResult) -> str:
+    return (
+        f"(observation={result.observation!r}, reward={result.reward!r}, "
+        f"terminated={result.terminated!r}, truncated={result.truncated!r})"
+    )
