@@ -18,8 +18,12 @@ class _InProcessVecEnv(VecEnv):
         _check_autoreset(autoreset)
         self.envs = _build_envs(env_fns, autoreset)
         first = self.envs[0]
-        for index, env in enumerate(self.envs[1:], start=1):
-            _check_same_spaces(first, env, index)
+        try:
+            for index, env in enumerate(self.envs[1:], start=1):
+                _check_same_spaces(first, env, index)
+        except ValueError:
+            _close_all(self.envs, raise_first=False)
+            raise
         super().__init__(
             len(self.envs), first.observation_space, first.action_space, autoreset=autoreset
         )
