@@ -81,7 +81,9 @@ class Box(Space[NDArray[Any]]):
         rng = self.rng
         assert self.dtype is not None
         if self.dtype.kind in "iu":
-            sample = rng.integers(self.low, self.high, endpoint=True, dtype=self.dtype)
+            sample = rng.integers(
+                self.low, self.high, size=self.shape, endpoint=True, dtype=self.dtype
+            )
         elif self._fully_bounded:
             sample = rng.uniform(self.low, self.high, size=self.shape).astype(self.dtype)
         else:

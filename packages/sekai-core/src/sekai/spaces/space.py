@@ -83,7 +83,8 @@ class Space(Generic[T_cov]):
 
     def sample_from_jsonable(self, data: Any) -> Any:
         """The sample that :meth:`sample_to_jsonable` turned into ``data``."""
-        return np.asarray(data, dtype=self.dtype)
+        sample = np.asarray(data, dtype=self.dtype)
+        return sample if self._shape is None else sample.reshape(self._shape)
 
 
 def _check_seed(seed: SeedType) -> int:

@@ -328,6 +328,15 @@ def iterate(space: Space[Any], batch: Any) -> Iterator[Any]:
     return iter(batch)
 
 
+@iterate.register(Box)
+@iterate.register(MultiDiscrete)
+@iterate.register(MultiBinary)
+def _iterate_array(space: Box | MultiDiscrete | MultiBinary, batch: Any) -> Iterator[Any]:
+    if space.shape == ():  # keep 0-d arrays: plain iteration would yield NumPy scalars
+        return (batch[index, ...] for index in range(len(batch)))
+    return iter(batch)
+
+
 @iterate.register(Dict)
 def _iterate_dict(space: Dict, batch: Any) -> Iterator[dict[str, Any]]:
     keys = list(space.keys())
