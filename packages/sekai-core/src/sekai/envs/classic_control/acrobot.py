@@ -15,7 +15,7 @@ from sekai.spaces import Box, Discrete
 _State = tuple[float, float, float, float]
 
 
-class AcrobotEnv(Env[np.ndarray, int]):
+class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
     """The acrobot swing-up task of Sutton (1996), as gymnasium's ``Acrobot-v1``.
 
     Observation: cos and sin of both joint angles, then both angular velocities (float32).
@@ -62,7 +62,7 @@ class AcrobotEnv(Env[np.ndarray, int]):
         self.state = self.rng.uniform(low, high, size=4).astype(np.float32).tolist()
         return ResetResult(self._observation(), {})
 
-    def step(self, action: int) -> StepResult:
+    def step(self, action: int | np.integer[Any]) -> StepResult:
         if self._state is None:
             raise RuntimeError("AcrobotEnv.step() called before reset()")
         if action not in (0, 1, 2):

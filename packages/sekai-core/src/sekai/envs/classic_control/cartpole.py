@@ -14,7 +14,7 @@ from sekai.envs.classic_control._options import uniform_bounds
 from sekai.spaces import Box, Discrete
 
 
-class CartPoleEnv(Env[np.ndarray, int]):
+class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
     """The cart-pole task of Barto, Sutton and Anderson (1983), as gymnasium's ``CartPole-v1``.
 
     Observation: cart position, cart velocity, pole angle, pole angular velocity (float32).
@@ -65,7 +65,7 @@ class CartPoleEnv(Env[np.ndarray, int]):
         self._steps_after_termination = None
         return ResetResult(np.array(self._state, np.float32), {})
 
-    def step(self, action: int) -> StepResult:
+    def step(self, action: int | np.integer[Any]) -> StepResult:
         if self._state is None:
             raise RuntimeError("CartPoleEnv.step() called before reset()")
         x, x_dot, theta, theta_dot = self._state

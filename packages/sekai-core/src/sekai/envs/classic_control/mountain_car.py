@@ -13,7 +13,7 @@ from sekai.envs.classic_control._options import uniform_bounds
 from sekai.spaces import Box, Discrete
 
 
-class MountainCarEnv(Env[np.ndarray, int]):
+class MountainCarEnv(Env[np.ndarray, int | np.integer[Any]]):
     """The mountain-car task of Moore (1990), as gymnasium's ``MountainCar-v0``.
 
     Observation: position and velocity (float32). Action: 0 accelerates left, 1 does nothing,
@@ -58,7 +58,7 @@ class MountainCarEnv(Env[np.ndarray, int]):
         self._state = (float(self.rng.uniform(low, high)), 0.0)
         return ResetResult(np.array(self._state, np.float32), {})
 
-    def step(self, action: int) -> StepResult:
+    def step(self, action: int | np.integer[Any]) -> StepResult:
         if self._state is None:
             raise RuntimeError("MountainCarEnv.step() called before reset()")
         if action not in (0, 1, 2):
