@@ -61,3 +61,39 @@ class SlowCountingEnv(CountingEnv):
         await asyncio.sleep(0)
         self.log.append(f"{self.name} step end")
         return self.step(action)
+
+
+class SampleEnv(sekai.Env):
+    """Observations are samples of ``observation_space`` (seeded by reset); reward 1 per step.
+
+    Ends (terminated) after ``episode_length`` steps if given; keeps the actions it received and
+    the observations it returned, so tests can compare a wrapper's output with its input.
+    """
+
+    def __init__(
+        self,
+        observation_space: Any,
+        action_space: Any = None,
+        episode_length: int | None = None,
+    ) -> None:
+        self.observation_space = observation_space
+        self.action_space = sekai.Discrete(2) if action_space is None else action_space
+        self.episode_length = episode_length
+        self.actions: list[Any] = []
+        self.observations: list[Any] = []
+        self.steps = 0
+
+    def reset(self, *, seed=None, options=None):
+        self._set_rng(seed)
+        if seed is not None:
+            self.observation_space.seed(seed)
+        self.steps = 0
+        self.observations.append(self.observation_space.sample())
+        return ResetResult(self.observations[-1], {})
+
+    def step(self, action):
+        self.actions.append(action)
+        self.steps += 1
+        self.observations.append(self.observation_space.sample())
+        terminated = self.episode_length is not None and self.steps >= self.episode_length
+        return StepResult(self.observations[-1], 1.0, terminated, False, {})
