@@ -154,6 +154,10 @@ class ReusesStepBuffer(ReusesObservationBuffer):
         return result._replace(observation=result.observation.copy())
 
 
+class IgnoresSeedInABuffer(IgnoresSeed, ReusesObservationBuffer):
+    pass
+
+
 class CloseTwiceFails(WalkEnv):
     def close(self) -> None:
         if self.close_calls:
@@ -177,6 +181,7 @@ class CloseTwiceFails(WalkEnv):
         (ListInfo, r"step\(\) returned info of type list"),
         (ResetWithoutSeed, "must accept the keyword arguments seed and options"),
         (IgnoresSeed, r"reset\(seed=123\) returned different observations on two calls"),
+        (IgnoresSeedInABuffer, r"reset\(seed=123\) returned different observations"),
         (UnseededStep, r"step 1 after reset\(seed=123\) differs between two runs"),
         (ReseedsOnNone, r"reset\(seed=None\) must continue the current random stream"),
         (ReusesObservationBuffer, r"observation returned by reset\(\) changed"),

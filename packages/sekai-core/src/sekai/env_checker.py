@@ -99,20 +99,21 @@ class _Checker:
 
     def check_determinism(self) -> None:
         """Two rollouts from the same seed with the same actions must agree step by step."""
-        first = self.reset(seed=_SEED)
-        again = self.reset(seed=_SEED)
-        if not _same(first.observation, again.observation):
+        # Copies throughout, so that an env reusing its buffers fails the buffer check, not this.
+        first = copy.deepcopy(self.reset(seed=_SEED).observation)
+        again = self.reset(seed=_SEED).observation
+        if not _same(first, again):
             raise EnvCheckError(
                 f"reset(seed={_SEED}) returned different observations on two calls "
-                f"({first.observation!r} and {again.observation!r}): seed the env's randomness "
-                "with self._set_rng(seed) in reset() and draw it from self.rng"
+                f"({first!r} and {again!r}): seed the env's randomness with "
+                "self._set_rng(seed) in reset() and draw it from self.rng"
             )
         self.env.action_space.seed(_SEED)
         actions, transitions = [], []
         for _ in range(_STEPS):
             actions.append(self.sample_action())
             result = self.step(actions[-1])
-            transitions.append(result)
+            transitions.append(result._replace(observation=copy.deepcopy(result.observation)))
             if result.done:
                 break
         self.reset(seed=_SEED)
@@ -130,7 +131,7 @@ class _Checker:
         continued = []
         for _ in range(2):
             self.reset(seed=_SEED)
-            continued.append(self.reset().observation)
+            continued.append(copy.deepcopy(self.reset().observation))
         if not _same(*continued):
             raise EnvCheckError(
                 f"reset() after reset(seed={_SEED}) returned different observations in two runs "
