@@ -3,7 +3,7 @@ rescale or cast it. Each returns new arrays, never the env's own."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,27 +28,27 @@ class FilterObservation(ObservationWrapper[Any, ActType]):
     plain Dict.
     """
 
-    def __init__(self, env: Env[Any, ActType], keys: Sequence[str | int]) -> None:
+    def __init__(self, env: Env[Any, ActType], keys: Iterable[str | int]) -> None:
         super().__init__(env)
         space = env.observation_space
         if not isinstance(space, Dict | Tuple):
             raise TypeError(
                 f"FilterObservation needs a Dict or Tuple observation space, got {space}"
             )
-        keys = list(keys)
-        if not keys:
+        kept: list[Any] = list(keys)
+        if not kept:
             raise ValueError("FilterObservation needs at least one key to keep")
-        if len(set(keys)) != len(keys):
-            raise ValueError(f"FilterObservation keys must be unique, got {keys}")
+        if len(set(kept)) != len(kept):
+            raise ValueError(f"FilterObservation keys must be unique, got {kept}")
         available = list(space.keys()) if isinstance(space, Dict) else list(range(len(space)))
-        missing = [key for key in keys if key not in available]
+        missing = [key for key in kept if key not in available]
         if missing:
             raise ValueError(f"keys {missing} are not in the observation space; it has {available}")
-        self.keys = keys
+        self.keys = kept
         if isinstance(space, Dict):
-            self.observation_space = Dict({key: space[key] for key in keys})
+            self.observation_space = Dict({key: space[key] for key in kept})
         else:
-            self.observation_space = Tuple([space[key] for key in keys])
+            self.observation_space = Tuple([space[key] for key in kept])
 
     def observation(self, observation: Any) -> Any:
         if isinstance(self.observation_space, Dict):

@@ -26,14 +26,6 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType]):
             raise TypeError(
                 f"PadSequenceObservation needs a Sequence in the observation space, got {space}"
             )
-        for path, sequence in sequences:
-            if not isinstance(sequence.feature_space, Box):
-                raise TypeError(
-                    "PadSequenceObservation pads Sequences of Box elements, "
-                    f"got {sequence} at {_where(path)}"
-                )
-            if max_size is None and sequence.max_length is None:
-                raise ValueError(f"{sequence} at {_where(path)} has no max_length: pass max_size")
         if max_size is not None and max_size < 1:
             raise ValueError(f"max_size must be at least 1, got {max_size}")
         self.max_size = max_size
@@ -43,12 +35,14 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType]):
 
     def _padded_space(self, sequence: Sequence) -> MaskedBox:
         feature = sequence.feature_space
-        return MaskedBox(
-            feature.low,
-            feature.high,
-            max_size=self.max_size if self.max_size is not None else sequence.max_length,
-            dtype=feature.dtype,
-        )
+        if not isinstance(feature, Box):
+            raise TypeError(
+                f"PadSequenceObservation pads Sequences of Box elements, got {sequence}"
+            )
+        size = sequence.max_length if self.max_size is None else self.max_size
+        if size is None:
+            raise ValueError(f"{sequence} has no max_length: pass max_size")
+        return MaskedBox(feature.low, feature.high, max_size=size, dtype=feature.dtype)
 
     def observation(self, observation: Any) -> Any:
         return map_parts(self._inner_space, observation, self._pad, (Sequence,))

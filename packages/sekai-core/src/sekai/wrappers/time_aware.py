@@ -32,7 +32,7 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType]):
         elif isinstance(space, Tuple):
             self.observation_space = Tuple([*(space[i] for i in range(len(space))), time_space])
         elif isinstance(space, Box) and len(space.shape) == 1:
-            dtype = np.promote_types(space.dtype, np.float32)
+            dtype = np.promote_types(space.low.dtype, np.float32)
             self.observation_space = Box(
                 np.append(space.low, 0.0).astype(dtype),
                 np.append(space.high, 1.0).astype(dtype),
