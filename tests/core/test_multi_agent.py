@@ -168,6 +168,7 @@ def test_repr_lists_the_active_agents_and_the_registered_id() -> None:
     env.reset(seed=0)
     env.step({"maker": 10, "trader": 10})
     assert repr(env) == "<CoinFlipEnv agents=[]>"
+    assert repr(sekai.MultiAgentEnv()) == "<MultiAgentEnv agents=[]>"  # agents not set yet
 
 
 def test_make_builds_a_multi_agent_env_and_sets_its_spec() -> None:

@@ -141,7 +141,7 @@ class MultiAgentEnv(RngMixin, Generic[ObsType, ActType, AgentID]):
         name = type(self).__name__
         if self.spec is not None:
             name += f"<{self.spec.id}>"
-        return f"<{name} agents={list(self.agents)!r}>"
+        return f"<{name} agents={list(getattr(self, 'agents', []))!r}>"  # also mid-__init__
 
 
 _SpaceT = TypeVar("_SpaceT")
