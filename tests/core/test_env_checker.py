@@ -330,6 +330,14 @@ def test_checks_go_through_wrappers() -> None:
         check_env(SharedBuffer(WalkEnv()))
 
 
+def test_learning_wrappers_pass_once_frozen() -> None:
+    with pytest.raises(EnvCheckError, match="differs between two runs"):
+        check_env(sekai.NormalizeObservation(WalkEnv()))
+    frozen = sekai.NormalizeObservation(WalkEnv())
+    frozen.update_running_mean = False
+    check_env(frozen)
+
+
 def test_multi_agent_envs_and_other_objects_are_type_errors() -> None:
     with pytest.raises(TypeError, match="MultiAgentEnv"):
         check_env(sekai.MultiAgentEnv())

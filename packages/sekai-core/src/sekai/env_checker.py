@@ -46,6 +46,9 @@ def check_env(env: Env[Any, Any], *, warn: bool = True, skip_render_check: bool 
     that ``action_space.sample(mask=...)`` accepts and that yield valid actions; ``close()`` may
     be called twice. With ``warn=True`` soft problems emit :class:`EnvCheckWarning`. The env is
     reset, stepped and finally closed.
+
+    Wrappers that learn as they go (``NormalizeObservation``, ``NormalizeReward``) make results
+    depend on more than the seed; freeze them (``update_running_mean = False``) before checking.
     """
     if isinstance(env, MultiAgentEnv):
         raise TypeError(
