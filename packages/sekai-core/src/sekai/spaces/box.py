@@ -186,6 +186,11 @@ def _compact(bound: NDArray[Any]) -> Any:
 
 def _raw_bound(value: Any, name: str) -> NDArray[Any]:
     array = np.asarray(value)
+    if array.dtype.kind == "O":  # Python ints beyond 64 bits: compare them as floats
+        try:
+            array = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            pass
     if array.dtype.kind not in "biuf":
         raise TypeError(f"Box {name} must be numeric, got {value!r}")
     if array.dtype.kind == "f" and np.isnan(array).any():
