@@ -11,7 +11,7 @@ from wrapper_envs import SampleEnv
 import sekai
 from sekai.spaces import flatten
 from sekai.wrappers import FlattenObservation, FrameStackObservation, NormalizeObservation
-from sekai.wrappers._parts import box_parts
+from sekai.wrappers._parts import find_parts
 
 shapes = st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple)
 finite = st.floats(-100.0, 100.0, allow_nan=False)
@@ -51,7 +51,7 @@ spaces = st.recursive(
     ),
     max_leaves=5,
 )
-spaces_with_boxes = spaces.filter(lambda space: bool(box_parts(space)))
+spaces_with_boxes = spaces.filter(lambda space: bool(find_parts(space)))
 PROPERTY_SETTINGS = settings(max_examples=40, deadline=None)
 
 

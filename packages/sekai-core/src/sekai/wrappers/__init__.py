@@ -5,7 +5,7 @@ Write a wrapper by subclassing :class:`Wrapper` (or :class:`ObservationWrapper`,
 """
 
 from sekai.wrappers.action import ClipAction, RescaleAction
-from sekai.wrappers.action_mask import ActionMaskObservation, action_mask_space, get_action_mask
+from sekai.wrappers.action_mask import ActionMaskObservation, get_action_mask
 from sekai.wrappers.action_repeat import RepeatAction, StickyAction
 from sekai.wrappers.autoreset import AutoReset, autoreset_result
 from sekai.wrappers.base import (
@@ -72,7 +72,6 @@ __all__ = [
     "TransformObservation",
     "TransformReward",
     "Wrapper",
-    "action_mask_space",
     "async_run_plan",
     "autoreset_result",
     "get_action_mask",

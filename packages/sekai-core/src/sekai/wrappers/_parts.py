@@ -9,6 +9,7 @@ as dicts and tuples in the same way.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -19,16 +20,16 @@ Part = Box | MaskedBox
 BOX_PARTS: tuple[type, ...] = (Box, MaskedBox)
 
 
-def box_parts(
+def find_parts(
     space: Space[Any], kinds: tuple[type, ...] = BOX_PARTS, path: Path = ()
 ) -> list[tuple[Path, Any]]:
     """Every part of ``space`` of the given kinds with its path, in key/index order."""
     if isinstance(space, kinds):
         return [(path, space)]
     if isinstance(space, Dict):
-        return [p for key, sub in space.items() for p in box_parts(sub, kinds, (*path, key))]
+        return [p for key, sub in space.items() for p in find_parts(sub, kinds, (*path, key))]
     if isinstance(space, Tuple):
-        return [p for i in range(len(space)) for p in box_parts(space[i], kinds, (*path, i))]
+        return [p for i in range(len(space)) for p in find_parts(space[i], kinds, (*path, i))]
     return []
 
 
@@ -54,7 +55,7 @@ def map_parts(
 ) -> Any:
     """``value`` rebuilt with ``fn(path, part_space, part_value)`` on every part of the kinds.
 
-    Other parts are kept as they are; the dicts and tuples around them are new.
+    Other parts are copied, so the result never shares memory with ``value`` by accident.
     """
     if isinstance(space, kinds):
         return fn(path, space, value)
@@ -66,12 +67,12 @@ def map_parts(
         return tuple(
             map_parts(space[i], value[i], fn, kinds, (*path, i)) for i in range(len(space))
         )
-    return value
+    return copy.deepcopy(value)
 
 
 def require_box_parts(space: Space[Any], wrapper: str) -> list[tuple[Path, Part]]:
     """The Box parts of ``space``, or a TypeError naming the wrapper when it has none."""
-    parts = box_parts(space)
+    parts = find_parts(space)
     if not parts:
         raise TypeError(
             f"{wrapper} acts on Box parts (a Box, MaskedBox, or Dict/Tuple holding them), "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -76,8 +77,8 @@ class ActionMaskObservation(ObservationWrapper[dict[str, Any], ActType]):
     def observation(self, observation: Any) -> dict[str, Any]:
         mask = _as_mask(self._mask_space, get_action_mask(self.env))
         if self._merge:
-            return {**observation, self.key: mask}
-        return {"observation": observation, self.key: mask}
+            return {**copy.deepcopy(observation), self.key: mask}
+        return {"observation": copy.deepcopy(observation), self.key: mask}
 
 
 def _as_mask(space: Space[Any], mask: Any) -> Any:

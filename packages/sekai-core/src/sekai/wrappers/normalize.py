@@ -41,9 +41,10 @@ class ObservationNormalizer:
             raise ValueError(f"clip must be positive or None, got {clip}")
         self.space = space
         self.clip = clip
+        self._parts = dict(require_box_parts(space, "NormalizeObservation"))
         self.stats: dict[Path, MeanStd] = {
             path: make_mean_std(stats, _element_shape(part), epsilon, halflife)
-            for path, part in require_box_parts(space, "NormalizeObservation")
+            for path, part in self._parts.items()
         }
         self.observation_space = map_part_spaces(space, self._normalized_space)
 
@@ -51,7 +52,7 @@ class ObservationNormalizer:
         """Add a batch of observations (every part with a leading sample axis)."""
         for path, stats in self.stats.items():
             part = _get(batch, path)
-            if isinstance(part, dict):  # a MaskedBox: only occupied slots are samples
+            if isinstance(self._parts[path], MaskedBox):  # only occupied slots are samples
                 part = np.asarray(part["values"])[np.asarray(part["mask"]).astype(bool)]
             stats.update(part)
 

@@ -3,6 +3,7 @@ rescale or cast it. Each returns new arrays, never the env's own."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -52,8 +53,8 @@ class FilterObservation(ObservationWrapper[Any, ActType]):
 
     def observation(self, observation: Any) -> Any:
         if isinstance(self.observation_space, Dict):
-            return {key: observation[key] for key in self.keys}
-        return tuple(observation[key] for key in self.keys)
+            return {key: copy.deepcopy(observation[key]) for key in self.keys}
+        return tuple(copy.deepcopy(observation[key]) for key in self.keys)
 
 
 class FlattenObservation(ObservationWrapper[np.ndarray, ActType]):

@@ -6,7 +6,7 @@ from typing import Any
 
 from sekai.core import ActType, Env
 from sekai.spaces import Box, MaskedBox, Sequence
-from sekai.wrappers._parts import Path, box_parts, map_part_spaces, map_parts
+from sekai.wrappers._parts import Path, find_parts, map_part_spaces, map_parts
 from sekai.wrappers.base import ObservationWrapper
 
 
@@ -21,7 +21,7 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType]):
     def __init__(self, env: Env[Any, ActType], max_size: int | None = None) -> None:
         super().__init__(env)
         space = env.observation_space
-        sequences = box_parts(space, (Sequence,))
+        sequences = find_parts(space, (Sequence,))
         if not sequences:
             raise TypeError(
                 f"PadSequenceObservation needs a Sequence in the observation space, got {space}"
@@ -31,7 +31,7 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType]):
         self.max_size = max_size
         self._inner_space = space
         self.observation_space = map_part_spaces(space, self._padded_space, (Sequence,))
-        self._padded: dict[Path, MaskedBox] = dict(box_parts(self.observation_space))
+        self._padded: dict[Path, MaskedBox] = dict(find_parts(self.observation_space))
 
     def _padded_space(self, sequence: Sequence) -> MaskedBox:
         feature = sequence.feature_space

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -69,7 +70,7 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType]):
     def observation(self, observation: Any) -> Any:
         fraction = np.array([min(self._elapsed / self._max_steps, 1.0)], np.float32)
         if isinstance(self._inner_space, Dict):
-            return {**observation, "time": fraction}
+            return {**copy.deepcopy(observation), "time": fraction}
         if isinstance(self._inner_space, Tuple):
-            return (*observation, fraction)
+            return (*copy.deepcopy(observation), fraction)
         return np.concatenate([observation, fraction]).astype(self.observation_space.dtype)
