@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -167,3 +169,13 @@ def test_async_stays_concurrent_through_wrappers():
         "b step end",
     ]
     assert [r.info["elapsed_steps"] for r in results] == [1, 1]
+
+
+def test_wrapped_envs_pickle_and_deepcopy_with_their_state():
+    env = TimeLimit(Doubled(CountingEnv()), 5)
+    env.reset()
+    env.step(1)
+    for clone in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        result = clone.step(1)
+        assert result.observation.tolist() == [4.0] and result.info["elapsed_steps"] == 2
+    assert env.elapsed_steps == 1
