@@ -85,7 +85,9 @@ class NativeVecEnv(RngMixin, VecEnv):
         re-seeds ``self.rng``; None continues it."""
         self._check_open()
         per_env_options = self._per_env_options(options)
-        self._set_rng(_native_seed(seed))
+        native_seed = _native_seed(seed)
+        if native_seed is not None:
+            self.rng = np.random.default_rng(native_seed)
         indices = self._all_indices
         self._reset_envs(indices, per_env_options)
         self.elapsed_steps[:] = 0
