@@ -173,6 +173,16 @@ def test_get_attr_set_attr_and_call_reach_every_sub_env() -> None:
         assert vec.get_attr("count") == [7, 7, 7]
 
 
+def test_large_messages_cross_in_both_directions() -> None:
+    big = np.arange(2_000_000, dtype=np.float64)  # 16 MB, far beyond a socket buffer
+    with ProcVecEnv([CounterEnv] * 2) as vec:
+        vec.set_attr("payload", [big, big[::-1].copy()])
+        first, second = vec.get_attr("payload")
+        np.testing.assert_array_equal(first, big)
+        np.testing.assert_array_equal(second, big[::-1])
+        assert vec.call("add", 1) == [1, 1]  # the channels are still in step
+
+
 def test_factories_travel_with_cloudpickle_lambdas_and_local_classes() -> None:
     class LocalEnv(CounterEnv):
         def step(self, action):

@@ -15,19 +15,21 @@ import pickle
 import signal
 import threading
 import traceback
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import wait
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
 import cloudpickle
+import numpy as np
 
 from sekai.vector import _shared_memory
+from sekai.vector._channel import Channel
 from sekai.vector.base import _prepare_env
 
 _PARENT_POLL_SECONDS = 0.5
 
 
-def run(conn: Connection, payload: bytes, first_rank: int, parent_pid: int) -> None:
+def run(channel: Channel, payload: bytes, first_rank: int, parent_pid: int) -> None:
     """Build this worker's sub-envs from ``payload`` and serve the parent's commands."""
     # Ctrl-C goes to the whole process group; the parent handles it and shuts us down.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -41,12 +43,12 @@ def run(conn: Connection, payload: bytes, first_rank: int, parent_pid: int) -> N
         spaces = [(env.observation_space, env.action_space) for env in worker.envs]
         reply = ("ok", cloudpickle.dumps(spaces))
     except BaseException as error:  # reported to the parent, which raises it
-        conn.send_bytes(pickle.dumps(("error", worker.describe(error))))
+        channel.send(pickle.dumps(("error", worker.describe(error))))
         worker.close_envs()
         return
-    conn.send_bytes(pickle.dumps(reply))
+    channel.send(pickle.dumps(reply))
     try:
-        worker.serve(conn)
+        worker.serve(channel)
     finally:
         worker.detach()
 
@@ -86,7 +88,7 @@ class _Worker:
         self.segment: SharedMemory | None = None
         self.observations: Any = None  # views of the shared batch, when attached
 
-    def serve(self, conn: Connection) -> None:
+    def serve(self, channel: Channel) -> None:
         """Answer commands until told to close or the parent goes away."""
         commands = {
             "attach": self.attach,
@@ -98,18 +100,18 @@ class _Worker:
         }
         while True:
             try:
-                command, data = pickle.loads(conn.recv_bytes())
+                command, data = pickle.loads(channel.recv())
             except EOFError:
                 return
             if command == "close":
-                conn.send_bytes(pickle.dumps(("closed", self.close_envs())))
+                channel.send(pickle.dumps(("closed", self.close_envs())))
                 return
             self.rank = self.first_rank
             try:
                 reply = pickle.dumps(("ok", commands[command](data)))
             except BaseException as error:  # reported, the worker stays alive
                 reply = pickle.dumps(("error", self.describe(error)))
-            conn.send_bytes(reply)
+            channel.send(reply)
 
     def describe(self, error: BaseException) -> tuple[int, str, str, str]:
         """What the parent needs to raise VecEnvWorkerError for ``error``."""
@@ -121,38 +123,44 @@ class _Worker:
         self.segment = SharedMemory(name=name)
         self.observations = _shared_memory.views(self.segment, layout)
 
-    def _store(self, index: int, observation: Any, out: list[Any]) -> None:
+    def _store(self, observations: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Write the slice's observations into the shared batch if attached, else return them."""
         if self.observations is None:
-            out.append(observation)
+            return observations
+        if isinstance(self.observations, np.ndarray):
+            self.observations[self.first_rank : self.first_rank + len(observations)] = observations
         else:
-            _shared_memory.write(self.observations, index, observation)
+            for index, observation in enumerate(observations, start=self.first_rank):
+                _shared_memory.write(self.observations, index, observation)
+        return ()
 
     def reset(self, data: tuple[list[int | None], list[dict[str, Any] | None]]) -> Any:
         seeds, options = data
-        observations: list[Any] = []
-        infos = []
+        results = []
         for index, env in enumerate(self.envs):
             self.rank = self.first_rank + index
-            observation, info = env.reset(seed=seeds[index], options=options[index])
-            self._store(self.rank, observation, observations)
-            infos.append(info)
-        return infos, observations
+            results.append(env.reset(seed=seeds[index], options=options[index]))
+        observations, infos = zip(*results, strict=True)
+        return infos, self._store(observations)
 
-    def step(self, actions: list[Any]) -> Any:
-        observations: list[Any] = []
-        rewards = []
-        terminated = []
-        truncated = []
-        infos = []
+    def step(self, data: list[Any] | tuple[str, tuple[int, ...], bytes]) -> Any:
+        if isinstance(data, tuple):  # a slice of an action array, as raw bytes
+            dtype, shape, raw = data
+            actions: Any = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        else:
+            actions = data
+        results = []
         for index, env in enumerate(self.envs):
             self.rank = self.first_rank + index
-            observation, reward, term, trunc, info = env.step(actions[index])
-            self._store(self.rank, observation, observations)
-            rewards.append(float(reward))
-            terminated.append(bool(term))
-            truncated.append(bool(trunc))
-            infos.append(info)
-        return rewards, terminated, truncated, infos, observations
+            results.append(env.step(actions[index]))
+        observations, rewards, terminated, truncated, infos = zip(*results, strict=True)
+        return (
+            [float(reward) for reward in rewards],
+            [bool(flag) for flag in terminated],
+            [bool(flag) for flag in truncated],
+            infos,
+            self._store(observations),
+        )
 
     def get_attr(self, name: str) -> bytes:
         values = []

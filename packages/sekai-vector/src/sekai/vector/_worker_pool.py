@@ -12,13 +12,14 @@ import os
 import pickle
 import time
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
+from multiprocessing.connection import wait
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
 from sekai.vector import _shared_memory, _worker
+from sekai.vector._channel import Channel
 from sekai.vector.errors import VecEnvWorkerError
 
 _TERMINATE_GRACE_SECONDS = 0.5  # after terminate(), how long a worker gets before kill()
@@ -31,7 +32,7 @@ class _Handle:
     """The parent's side of one worker process."""
 
     process: BaseProcess
-    conn: Connection
+    channel: Channel
     first_rank: int
     num_envs: int
     pending: int = 0  # replies the worker still owes
@@ -54,18 +55,18 @@ class WorkerPool:
         self._failure: VecEnvWorkerError | None = None  # set once a worker has died
         try:
             for index, (payload, ranks) in enumerate(zip(payloads, slices, strict=True)):
-                parent_conn, child_conn = context.Pipe()
+                parent_end, child_end = Channel.pair()
                 process = context.Process(
                     target=_worker.run,
-                    args=(child_conn, payload, ranks.start, os.getpid()),
+                    args=(child_end, payload, ranks.start, os.getpid()),
                     name=f"sekai-ProcVecEnv-worker-{index}",
                     daemon=True,
                 )
                 try:
                     process.start()
                 finally:
-                    child_conn.close()
-                self.handles.append(_Handle(process, parent_conn, ranks.start, len(ranks)))
+                    child_end.close()
+                self.handles.append(_Handle(process, parent_end, ranks.start, len(ranks)))
                 self.handles[-1].pending = 1  # the start-up report
         except BaseException:
             self.close()
@@ -81,7 +82,7 @@ class WorkerPool:
         self._discard_stale_replies()
         for handle, message in zip(self.handles, messages, strict=True):
             try:
-                handle.conn.send_bytes(message)
+                handle.channel.send(message)
             except OSError:
                 self._died(handle)  # collect() reports it after reading the others
                 continue
@@ -107,7 +108,7 @@ class WorkerPool:
 
     def _receive(self, handle: _Handle) -> tuple[str, Any]:
         try:
-            data = handle.conn.recv_bytes()
+            data = handle.channel.recv()
         except (EOFError, OSError):
             raise self._died(handle) from None
         handle.pending -= 1
@@ -153,7 +154,7 @@ class WorkerPool:
         message = pickle.dumps(("close", None))
         for handle in self.handles:
             try:
-                handle.conn.send_bytes(message)
+                handle.channel.send(message)
             except OSError:
                 continue
         errors = [
@@ -165,7 +166,7 @@ class WorkerPool:
             handle.process.join(max(0.0, deadline - time.monotonic()))
         self._stop_stragglers()
         for handle in self.handles:
-            handle.conn.close()
+            handle.channel.close()
             handle.process.close()
         self.handles = []
         self._release_segment()
@@ -174,8 +175,8 @@ class WorkerPool:
     def _await_closed(self, handle: _Handle, deadline: float) -> ErrorReport | None:
         """Skip stale replies until the worker confirms it closed its sub-envs, or time is up."""
         try:
-            while handle.conn.poll(max(0.0, deadline - time.monotonic())):
-                status, value = pickle.loads(handle.conn.recv_bytes())
+            while wait([handle.channel], max(0.0, deadline - time.monotonic())):
+                status, value = pickle.loads(handle.channel.recv())
                 if status == "closed":
                     return value
         except (EOFError, OSError):

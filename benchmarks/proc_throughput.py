@@ -1,0 +1,127 @@
+"""ProcVecEnv throughput on CartPole-v1 against gymnasium's AsyncVectorEnv (and SB3's
+SubprocVecEnv when it is installed), measured in one run so the ratios compare like with like.
+
+    python benchmarks/proc_throughput.py [--num-envs 16] [--workers 2] [--seconds 1] [--rounds 3]
+
+Every backend runs random actions (drawn before timing) on num_envs CartPole-v1 sub-envs. The
+backends take turns, one ``--seconds`` slice each per round, and each reports its best round in
+env steps per second (num_envs per vector step), so a burst of load from other processes on the
+machine does not land on one backend only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+Step = Callable[[Any], Any]
+
+
+def _rate(step: Step, actions: np.ndarray, seconds: float) -> float:
+    """Env steps per second over at least ``seconds``."""
+    steps = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        for batch in actions:
+            step(batch)
+        steps += len(actions)
+    return steps * actions.shape[1] / elapsed
+
+
+@contextlib.contextmanager
+def sekai_proc(num_envs: int, workers: int) -> Iterator[Step]:
+    import sekai
+
+    fns = [lambda: sekai.make("CartPole-v1") for _ in range(num_envs)]
+    with sekai.ProcVecEnv(fns, num_workers=workers, shared_memory=True) as vec:
+        vec.reset(seed=0)
+        yield vec.step
+
+
+@contextlib.contextmanager
+def sekai_sync(num_envs: int) -> Iterator[Step]:
+    import sekai
+
+    with sekai.SyncVecEnv([lambda: sekai.make("CartPole-v1") for _ in range(num_envs)]) as vec:
+        vec.reset(seed=0)
+        yield vec.step
+
+
+@contextlib.contextmanager
+def gymnasium_async(num_envs: int) -> Iterator[Step]:
+    import gymnasium
+
+    fns = [lambda: gymnasium.make("CartPole-v1") for _ in range(num_envs)]
+    vec = gymnasium.vector.AsyncVectorEnv(fns, shared_memory=True)
+    try:
+        vec.reset(seed=0)
+        yield vec.step
+    finally:
+        vec.close()
+
+
+@contextlib.contextmanager
+def sb3_subproc(num_envs: int) -> Iterator[Step]:
+    import gymnasium
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    vec = SubprocVecEnv([lambda: gymnasium.make("CartPole-v1") for _ in range(num_envs)])
+    try:
+        vec.reset()
+        yield vec.step
+    finally:
+        vec.close()
+
+
+def _sb3_installed() -> bool:
+    try:
+        import stable_baselines3  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--num-envs", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    n = args.num_envs
+    actions = np.random.default_rng(0).integers(0, 2, size=(200, n))
+
+    proc_name = f"sekai ProcVecEnv ({args.workers} workers, shared memory)"
+    backends = {
+        proc_name: sekai_proc(n, args.workers),
+        "sekai SyncVecEnv": sekai_sync(n),
+        "gymnasium AsyncVectorEnv (shared memory)": gymnasium_async(n),
+    }
+    if _sb3_installed():
+        backends["SB3 SubprocVecEnv"] = sb3_subproc(n)
+
+    best = dict.fromkeys(backends, 0.0)
+    with contextlib.ExitStack() as stack:
+        steps = {name: stack.enter_context(backend) for name, backend in backends.items()}
+        for step in steps.values():
+            _rate(step, actions[:50], 0.0)  # warm up
+        for _ in range(args.rounds):
+            for name, step in steps.items():
+                best[name] = max(best[name], _rate(step, actions, args.seconds))
+
+    proc = best[proc_name]
+    print(f"CartPole-v1, {n} sub-envs, random actions, env steps per second (best of rounds)")
+    print(f"{'backend':<48} {'steps/s':>10} {'ProcVecEnv is':>14}")
+    for name, rate in best.items():
+        print(f"{name:<48} {rate:>10,.0f} {proc / rate:>13.1f}x")
+    if not _sb3_installed():
+        print("(SB3 SubprocVecEnv not run: stable-baselines3 is not installed)")
+
+
+if __name__ == "__main__":
+    main()
