@@ -1,10 +1,9 @@
-"""Walk the parts of a (possibly nested) observation, for wrappers that act on every Box.
+"""Walk the parts of a nested observation, for wrappers that act on every Box in it.
 
 A *part* is a space of the given kinds reached through Dict and Tuple spaces: by default a Box or
-a MaskedBox, and a MaskedBox counts as one part (its values and mask belong together). Paths are
-tuples of Dict keys and Tuple indices.
-The same walk works for single observations and for batches with a leading axis, since both nest
-as dicts and tuples in the same way.
+a MaskedBox (one part: its values and mask belong together). Paths are tuples of Dict keys and
+Tuple indices. The same walk serves single observations and batches with a leading axis, since
+both nest as dicts and tuples in the same way.
 """
 
 from __future__ import annotations
