@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from typing import Any
 
@@ -21,6 +22,8 @@ class Box(Space[NDArray[Any]]):
     exponential (one side). For an integer dtype, infinite bounds become the dtype's limits and
     finite bounds outside its range are clipped to them with a warning.
     """
+
+    dtype: np.dtype[Any]
 
     def __init__(
         self,
@@ -50,6 +53,7 @@ class Box(Space[NDArray[Any]]):
         for array in (self.bounded_below, self.bounded_above):
             array.setflags(write=False)
         self._fully_bounded = bool(self.bounded_below.all() and self.bounded_above.all())
+        self._fully_unbounded = not (self.bounded_below.any() or self.bounded_above.any())
         self._zero = np.clip(np.zeros(shape, dtype), self.low, self.high)
         super().__init__(shape, dtype, seed)
 
@@ -79,13 +83,14 @@ class Box(Space[NDArray[Any]]):
         :meth:`zero`.
         """
         rng = self.rng
-        assert self.dtype is not None
         if self.dtype.kind in "iu":
             sample = rng.integers(
                 self.low, self.high, size=self.shape, endpoint=True, dtype=self.dtype
             )
         elif self._fully_bounded:
             sample = rng.uniform(self.low, self.high, size=self.shape).astype(self.dtype)
+        elif self._fully_unbounded:
+            sample = rng.normal(size=self.shape).astype(self.dtype)
         else:
             sample = self._sample_unbounded(rng)
         if mask is not None:
@@ -130,9 +135,9 @@ class Box(Space[NDArray[Any]]):
                 x = np.asarray(x)
             except (ValueError, TypeError):
                 return False
-            if python_data and x.dtype.kind in "iu" and self.dtype.kind in "iu":  # type: ignore[union-attr]
+            if python_data and x.dtype.kind in "iu" and self.dtype.kind in "iu":
                 return x.shape == self._shape and self._within_bounds(x)
-        if x.shape != self._shape or not np.can_cast(x.dtype, self.dtype, "same_kind"):  # type: ignore[arg-type]
+        if x.shape != self._shape or not np.can_cast(x.dtype, self.dtype, "same_kind"):
             return False
         return self._within_bounds(x)
 
@@ -187,10 +192,8 @@ def _compact(bound: NDArray[Any]) -> Any:
 def _raw_bound(value: Any, name: str) -> NDArray[Any]:
     array = np.asarray(value)
     if array.dtype.kind == "O":  # Python ints beyond 64 bits: compare them as floats
-        try:
+        with contextlib.suppress(TypeError, ValueError):
             array = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
-            pass
     if array.dtype.kind not in "biuf":
         raise TypeError(f"Box {name} must be numeric, got {value!r}")
     if array.dtype.kind == "f" and np.isnan(array).any():

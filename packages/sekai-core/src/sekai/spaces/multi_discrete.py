@@ -13,6 +13,8 @@ from sekai.spaces.space import Space, check_mask_array, register_space_type
 class MultiDiscrete(Space[NDArray[np.integer[Any]]]):
     """Entry ``i`` takes values ``start[i] .. start[i] + nvec[i] - 1``; ``nvec`` may be n-d."""
 
+    dtype: np.dtype[Any]
+
     def __init__(
         self,
         nvec: Any,
@@ -102,7 +104,7 @@ class MultiDiscrete(Space[NDArray[np.integer[Any]]]):
                 return x.shape == self._shape and self._in_range(x)
         if x.shape != self._shape or x.dtype.kind not in "iu":
             return False
-        return np.can_cast(x.dtype, self.dtype, "same_kind") and self._in_range(x)  # type: ignore[arg-type]
+        return np.can_cast(x.dtype, self.dtype, "same_kind") and self._in_range(x)
 
     def _in_range(self, x: NDArray[Any]) -> bool:
         return bool((x >= self.start).all() and (x < self._end).all())

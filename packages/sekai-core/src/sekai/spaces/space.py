@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class Space(Generic[T_cov]):
 def _check_seed(seed: SeedType) -> int:
     """A non-negative int seed; None becomes fresh OS entropy so the seed used can be returned."""
     if seed is None:
-        return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+        return cast(int, np.random.SeedSequence().entropy)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"a seed must be a non-negative int or None, got {seed!r}")
     if seed < 0:

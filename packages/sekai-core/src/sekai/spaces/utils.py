@@ -288,7 +288,7 @@ def _concatenate_array(
 ) -> NDArray[Any]:
     items = items if isinstance(items, list | tuple) else list(items)
     batch = np.asarray(items, dtype=space.dtype)
-    shape = (len(items), *space.shape)  # type: ignore[misc]
+    shape = (len(items), *(space.shape or ()))
     if batch.shape != shape:
         if not items:
             return np.empty(shape, space.dtype)
