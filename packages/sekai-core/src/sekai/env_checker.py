@@ -8,6 +8,7 @@ only warn, with :class:`EnvCheckWarning`.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import math
 import numbers
@@ -60,9 +61,7 @@ def check_env(env: Env[Any, Any], *, warn: bool = True, skip_render_check: bool 
     checker = _Checker(env, warn)
     checker.check_spaces()
     checker.check_reset_signature()
-    checker.check_determinism()
-    checker.check_unseeded_reset_continues()
-    checker.check_seeding_uses_rng()
+    checker.check_seeding()
     checker.check_observations_not_reused()
     if not skip_render_check:
         checker.check_render()
@@ -100,62 +99,43 @@ class _Checker:
                 "def reset(self, *, seed=None, options=None)"
             )
 
-    def check_determinism(self) -> None:
-        """Two rollouts from the same seed with the same actions must agree step by step."""
-        # Copies throughout, so that an env reusing its buffers fails the buffer check, not this.
-        first = copy.deepcopy(self.reset(seed=_SEED).observation)
-        again = self.reset(seed=_SEED).observation
-        if not _same(first, again):
-            raise EnvCheckError(
-                f"reset(seed={_SEED}) returned different observations on two calls "
-                f"({first!r} and {again!r}): seed the env's randomness with "
-                "self._set_rng(seed) in reset() and draw it from self.rng"
-            )
-        self.env.action_space.seed(_SEED)
-        actions, transitions = [], []
-        for _ in range(_STEPS):
-            actions.append(self.sample_action())
-            result = self.step(actions[-1])
-            transitions.append(result._replace(observation=copy.deepcopy(result.observation)))
-            if result.done:
-                break
-        self.reset(seed=_SEED)
-        for number, (action, expected) in enumerate(zip(actions, transitions, strict=True), 1):
-            result = self.step(action)
-            if not _same_transition(result, expected):
-                raise EnvCheckError(
-                    f"step {number} after reset(seed={_SEED}) differs between two runs with the "
-                    f"same actions: {_transition(expected)} then {_transition(result)}; draw all "
-                    "randomness from self.rng"
-                )
+    def check_seeding(self) -> None:
+        """The same seed gives the same episode; reset(seed=None) continues the stream."""
+        seeded = self.rollout(_SEED)
+        again = self.rollout(_SEED)
+        _compare(seeded, again, f"after reset(seed={_SEED})", "between two runs", _FIX_SEEDING)
+        self.check_rng_reseeded(seeded.rng_state, again.rng_state)
 
-    def check_unseeded_reset_continues(self) -> None:
-        """reset(seed=None) after reset(seed=s) must give the same result every time."""
-        continued = []
-        for _ in range(2):
-            self.reset(seed=_SEED)
-            continued.append(copy.deepcopy(self.reset().observation))
-        if not _same(*continued):
+        continued = self.rollout(None)
+        self.rollout(_SEED)
+        continued_again = self.rollout(None)
+        _compare(
+            continued,
+            continued_again,
+            f"after reset(), following reset(seed={_SEED}),",
+            "between two runs",
+            "reset(seed=None) must continue the current random stream, not re-seed it",
+        )
+        restarted = (
+            seeded.rng_state is not None
+            and continued.rng_state == seeded.rng_state
+            and _same_rollout(continued, seeded)
+            and not _same_rollout(self.rollout(_SEED + 1), seeded)
+        )
+        if restarted:
             raise EnvCheckError(
-                f"reset() after reset(seed={_SEED}) returned different observations in two runs "
-                f"({continued[0]!r} and {continued[1]!r}): reset(seed=None) must continue the "
-                "current random stream (self._set_rng(None)), not re-seed it"
+                f"reset() after reset(seed={_SEED}) replayed the seeded episode: reset(seed=None) "
+                "must continue the current random stream, not re-seed it with an earlier seed"
             )
 
-    def check_seeding_uses_rng(self) -> None:
-        """Soft: reset(seed=s) should re-seed self.rng, so what comes after is reproducible."""
-        states = []
-        for _ in range(2):
-            self.reset(seed=_SEED)
-            generator = getattr(self.env.unwrapped, "_rng", None)
-            if generator is None:
-                self.soft(
-                    "reset(seed=...) did not seed self.rng: call self._set_rng(seed) at the start "
-                    "of reset() so that seeding works the same way for every sekai env"
-                )
-                return
-            states.append(generator.bit_generator.state)
-        if states[0] != states[1]:
+    def check_rng_reseeded(self, state: Any, state_again: Any) -> None:
+        """Soft: reset(seed=s) should re-seed self.rng through self._set_rng(seed)."""
+        if state is None:
+            self.soft(
+                "reset(seed=...) did not seed self.rng: call self._set_rng(seed) at the start "
+                "of reset() so that seeding works the same way for every sekai env"
+            )
+        elif state != state_again:
             self.soft(
                 f"after reset(seed={_SEED}) twice, self.rng is in different states: reset() "
                 "should call self._set_rng(seed), which re-seeds it"
@@ -233,6 +213,26 @@ class _Checker:
                 )
         _check_info(result.info, "step()")
         return result
+
+    def rollout(self, seed: int | None) -> _Rollout:
+        """reset(seed=seed), then up to _STEPS steps with actions sampled from a seeded space.
+
+        Results are kept as copies, so an env that reuses its buffers fails the buffer check,
+        not this one.
+        """
+        self.env.action_space.seed(_SEED)
+        reset = self.reset(seed=seed)
+        generator = getattr(self.env.unwrapped, "_rng", None)
+        rollout = _Rollout(
+            reset_observation=copy.deepcopy(reset.observation),
+            rng_state=None if generator is None else generator.bit_generator.state,
+        )
+        for _ in range(_STEPS):
+            result = self.step(self.sample_action())
+            rollout.steps.append(result._replace(observation=copy.deepcopy(result.observation)))
+            if result.done:
+                break
+        return rollout
 
     def sample_action(self) -> Any:
         """A random action, drawn with the env's action mask when it publishes one."""
@@ -322,6 +322,48 @@ def _same(a: Any, b: Any) -> bool:
         a.shape == b.shape
         and a.dtype == b.dtype
         and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    )
+
+
+_FIX_SEEDING = (
+    "seed the env's randomness with self._set_rng(seed) in reset() and draw it from self.rng"
+)
+
+
+@dataclasses.dataclass
+class _Rollout:
+    """What one reset and the steps after it returned, and self.rng's state after the reset."""
+
+    reset_observation: Any
+    rng_state: Any
+    steps: list[StepResult] = dataclasses.field(default_factory=list)
+
+
+def _compare(expected: _Rollout, actual: _Rollout, after: str, between: str, fix: str) -> None:
+    """Raise EnvCheckError at the first difference between two rollouts."""
+    if not _same(expected.reset_observation, actual.reset_observation):
+        raise EnvCheckError(
+            f"the first observation {after} differs {between} ({expected.reset_observation!r} and "
+            f"{actual.reset_observation!r}): {fix}"
+        )
+    if len(expected.steps) != len(actual.steps):
+        raise EnvCheckError(
+            f"the episode {after} lasted {len(expected.steps)} and then {len(actual.steps)} "
+            f"steps under the same actions: {fix}"
+        )
+    for number, (a, b) in enumerate(zip(expected.steps, actual.steps, strict=True), 1):
+        if not _same_transition(a, b):
+            raise EnvCheckError(
+                f"step {number} {after} differs {between} with the same actions: "
+                f"{_transition(a)} then {_transition(b)}; {fix}"
+            )
+
+
+def _same_rollout(a: _Rollout, b: _Rollout) -> bool:
+    return (
+        _same(a.reset_observation, b.reset_observation)
+        and len(a.steps) == len(b.steps)
+        and all(map(_same_transition, a.steps, b.steps))
     )
 
 
