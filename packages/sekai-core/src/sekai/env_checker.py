@@ -42,7 +42,8 @@ def check_env(env: Env[Any, Any], *, warn: bool = True, skip_render_check: bool 
     :class:`~sekai.ResetResult` / :class:`~sekai.StepResult` with observations in the
     observation space, a finite real reward, bool flags and a dict info; the same seed gives the
     same first observation and the same transitions under the same actions, and
-    ``reset(seed=None)`` continues the stream instead of re-seeding; returned observations are
+    ``reset(seed=None)`` continues the stream instead of re-seeding (from fresh entropy or with
+    the last seed); returned observations are
     not buffers the env later overwrites; ``action_mask()``, if the env has one, returns masks
     that ``action_space.sample(mask=...)`` accepts and that yield valid actions; ``close()`` may
     be called twice. With ``warn=True`` soft problems emit :class:`EnvCheckWarning`. The env is
