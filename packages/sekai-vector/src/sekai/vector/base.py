@@ -213,7 +213,9 @@ class VecEnv:
         if isinstance(actions, list):
             per_env = actions
         elif isinstance(actions, np.ndarray) and actions.ndim > 0:
-            per_env = list(actions)
+            # a batch of discrete actions becomes Python ints (cheap to make and to compare)
+            discrete = actions.ndim == 1 and actions.dtype.kind in "biu"
+            per_env = actions.tolist() if discrete else list(actions)
         else:
             per_env = list(iterate(self.action_space, actions))
         if len(per_env) != self.num_envs:
