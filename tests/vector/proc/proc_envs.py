@@ -21,7 +21,7 @@ class CounterEnv(sekai.Env):
 
     def __init__(self, parent_pid: int | None = None) -> None:
         self.observation_space = Box(-np.inf, np.inf, shape=(3,))
-        self.action_space = Discrete(3)
+        self.action_space = Discrete(2)  # INTERRUPT and KILL are test hooks outside the space
         self.parent_pid = parent_pid
         self.pid = os.getpid()
         self.count = 0

@@ -1,0 +1,59 @@
+"""The same seed gives identical trajectories on sync, async and proc, whatever num_workers is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from proc_envs import CounterEnv
+
+import sekai
+
+
+def assert_same(a: Any, b: Any, where: str = "") -> None:
+    """Equal values of equal types, recursing through dicts, lists and tuples."""
+    if isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype, where
+        np.testing.assert_array_equal(a, b, err_msg=where)
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and list(a) == list(b), where
+        for key in a:
+            assert_same(a[key], b[key], f"{where}[{key!r}]")
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert_same(x, y, f"{where}[{i}]")
+    else:
+        assert type(a) is type(b) and a == b, f"{where}: {a!r} != {b!r}"
+
+
+def trajectory(vec: sekai.VecEnv, steps: int) -> list[Any]:
+    """Reset with seed 7, then step with actions from a seeded batch action space."""
+    actions = vec.batch_action_space
+    actions.seed(3)
+    with vec:
+        results = [vec.reset(seed=7)]
+        results += [vec.step(actions.sample()) for _ in range(steps)]
+    assert any(result.dones.any() for result in results), "no autoreset was exercised"
+    return [tuple(result) for result in results]
+
+
+def cartpole() -> sekai.Env:
+    return sekai.make("CartPole-v1")
+
+
+@pytest.mark.parametrize("make_env", [cartpole, CounterEnv], ids=["CartPole-v1", "counter"])
+def test_same_seed_same_trajectory_on_every_backend(make_env) -> None:
+    fns = [make_env] * 5
+    expected = trajectory(sekai.SyncVecEnv(fns), 40)
+    runs = {
+        "async": sekai.AsyncVecEnv(fns),
+        "proc, 1 worker": sekai.ProcVecEnv(fns, num_workers=1),
+        "proc, 2 workers": sekai.ProcVecEnv(fns, num_workers=2),
+        "proc, 3 workers, no shared memory": sekai.ProcVecEnv(
+            fns, num_workers=3, shared_memory=False
+        ),
+    }
+    for name, vec in runs.items():
+        assert_same(trajectory(vec, 40), expected, name)
