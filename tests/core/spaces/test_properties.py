@@ -25,10 +25,11 @@ from sekai.spaces import (
     zero_sample,
 )
 
-settings.register_profile("sekai-spaces", max_examples=60, deadline=None)
-settings.load_profile("sekai-spaces")
+# enough examples to cover every space type in a few seconds; no deadline on a shared machine
+fast = settings(max_examples=60, deadline=None)
 
 
+@fast
 @given(all_spaces, seeds)
 def test_samples_and_zero_samples_are_members(space: sekai.Space, seed: int) -> None:
     space.seed(seed)
@@ -37,6 +38,7 @@ def test_samples_and_zero_samples_are_members(space: sekai.Space, seed: int) -> 
     assert zero_sample(space) in space
 
 
+@fast
 @given(all_spaces, seeds)
 def test_equal_seeds_give_equal_samples(space: sekai.Space, seed: int) -> None:
     twin = space_from_jsonable(space.to_jsonable())
@@ -45,6 +47,7 @@ def test_equal_seeds_give_equal_samples(space: sekai.Space, seed: int) -> None:
     assert_same_sample(twin.sample(), space.sample())
 
 
+@fast
 @given(all_spaces)
 def test_space_survives_json_pickle_and_copies(space: sekai.Space) -> None:
     assert space_from_jsonable(json.loads(json.dumps(space.to_jsonable()))) == space
@@ -54,6 +57,7 @@ def test_space_survives_json_pickle_and_copies(space: sekai.Space) -> None:
     assert space == space_from_jsonable(space.to_jsonable())  # __eq__ is symmetric here
 
 
+@fast
 @given(all_spaces, seeds)
 def test_sample_survives_json(space: sekai.Space, seed: int) -> None:
     space.seed(seed)
@@ -64,6 +68,7 @@ def test_sample_survives_json(space: sekai.Space, seed: int) -> None:
     assert restored in space
 
 
+@fast
 @given(flattenable_spaces, seeds)
 def test_unflatten_inverts_flatten(space: sekai.Space, seed: int) -> None:
     space.seed(seed)
@@ -75,6 +80,7 @@ def test_unflatten_inverts_flatten(space: sekai.Space, seed: int) -> None:
     assert_same_sample(unflatten(space, flat), sample)
 
 
+@fast
 @given(all_spaces, seeds, st.integers(0, 3))
 def test_iterate_inverts_concatenate_within_batch_space(
     space: sekai.Space, seed: int, n: int

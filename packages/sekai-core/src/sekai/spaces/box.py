@@ -44,12 +44,8 @@ class Box(Space[NDArray[Any]]):
         self.high = _cast_bound(high_array, "high", dtype, shape)
         if (self.low > self.high).any():
             raise ValueError("Box low must be <= high in every dimension")
-        self.bounded_below: NDArray[np.bool_] = (
-            np.isfinite(self.low) if dtype.kind == "f" else (np.ones(shape, bool))
-        )
-        self.bounded_above: NDArray[np.bool_] = (
-            np.isfinite(self.high) if dtype.kind == "f" else (np.ones(shape, bool))
-        )
+        self.bounded_below: NDArray[np.bool_] = np.isfinite(self.low)
+        self.bounded_above: NDArray[np.bool_] = np.isfinite(self.high)
         for array in (self.bounded_below, self.bounded_above):
             array.setflags(write=False)
         self._fully_bounded = bool(self.bounded_below.all() and self.bounded_above.all())

@@ -9,9 +9,7 @@ import numpy as np
 
 T_cov = TypeVar("T_cov", covariant=True)
 
-# The seed a Dict/Tuple/Sequence hands to each sub-space is derived, not drawn, from its own seed,
-# so seeding a composite never consumes the composite's generator.
-SeedType = Any
+SeedType = Any  # an int or None; composite spaces also take a dict (Dict) or list (Tuple)
 
 
 class Space(Generic[T_cov]):
@@ -99,7 +97,11 @@ def _check_seed(seed: SeedType) -> int:
 
 
 def sub_seeds(seed: SeedType, count: int) -> tuple[int, list[int]]:
-    """The seed used for a composite space and the ``count`` seeds derived from it."""
+    """The seed used for a composite space and the ``count`` seeds derived from it.
+
+    Derived through ``SeedSequence`` rather than drawn from the composite's generator, so
+    seeding never consumes that generator's stream.
+    """
     seed = _check_seed(seed)
     return seed, [int(s) for s in np.random.SeedSequence(seed).generate_state(count)]
 
