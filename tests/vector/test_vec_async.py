@@ -107,3 +107,16 @@ def test_close_inside_a_running_loop_still_closes_the_private_loop():
 
     asyncio.run(main())
     assert vec.closed and loop.is_closed()
+
+
+def test_a_failing_sub_env_close_still_releases_the_event_loop():
+    class FailingClose(WalkEnv):
+        def close(self) -> None:
+            raise OSError("cannot close")
+
+    vec = AsyncVecEnv([FailingClose, WalkEnv])
+    vec.reset(seed=0)
+    loop = vec._loop
+    with pytest.raises(OSError, match="cannot close"):
+        vec.close()
+    assert vec.closed and loop.is_closed()

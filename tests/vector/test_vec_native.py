@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -182,3 +184,13 @@ def test_async_methods_and_closing():
         vec.step(np.array([1, 0]))
     with pytest.raises(VecEnvClosed):
         vec.set_attr("bound", 1.0)
+
+
+def test_lazy_infos_pickle_and_copy_as_plain_lists():
+    vec = DriftVecEnv(3, max_episode_steps=10)
+    vec.reset(seed=0)
+    infos = vec.step(np.array([1, 0, 1])).infos
+    restored = pickle.loads(pickle.dumps(infos))
+    assert type(restored) is list and restored[2]["elapsed_steps"] == 1
+    assert copy.deepcopy(infos)[0]["x"] == infos[0]["x"]
+    assert repr(infos) == repr(restored)

@@ -50,5 +50,9 @@ class _LazyInfos(Sequence[dict[str, Any]]):
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __reduce__(self) -> tuple[type[list[dict[str, Any]]], tuple[list[dict[str, Any]]]]:
+        # pickles (and deep-copies) as the plain list it stands for; the builder is a closure
+        return (list, (list(self),))
+
     def __repr__(self) -> str:
         return repr(list(self))
