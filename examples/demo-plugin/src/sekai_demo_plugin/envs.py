@@ -10,7 +10,7 @@ from sekai.core import Env, ResetResult, StepResult
 from sekai.spaces import Box, Discrete
 
 
-class RandomWalkEnv(Env[np.ndarray, int]):
+class RandomWalkEnv(Env[np.ndarray, int | np.integer[Any]]):
     """Trade one asset whose log price moves by ``normal(drift, sigma)`` each step.
 
     The action is the position to hold for the next step: -1 short, 0 flat, 1 long. The reward is
@@ -38,7 +38,7 @@ class RandomWalkEnv(Env[np.ndarray, int]):
         self.position = 0
         return ResetResult(self._observe(0.0), {"price": 1.0})
 
-    def step(self, action: int) -> StepResult:
+    def step(self, action: int | np.integer[Any]) -> StepResult:
         if action not in self.action_space:
             raise ValueError(f"action must be -1, 0 or 1, got {action!r}")
         traded = abs(int(action) - self.position)
