@@ -37,6 +37,15 @@ def test_stacked_dict_features_are_a_dict_of_arrays() -> None:
     assert sample in space
 
 
+def test_stacked_masked_box_elements_keep_the_stale_slot_rule() -> None:
+    feature = sekai.MaskedBox(0.0, 1.0, shape=(), max_size=2)
+    space = sekai.Sequence(feature, stack=True)
+    stacked = space.pack([feature.pack([0.5]), feature.empty()])
+    assert stacked in space
+    stacked["values"][1, 0] = 0.25  # an empty slot with stale data
+    assert stacked not in space
+
+
 @pytest.mark.parametrize("stack", [False, True])
 def test_pack_and_elements_are_inverse(stack: bool) -> None:
     space = sekai.Sequence(sekai.MultiBinary(3), stack=stack, seed=0)

@@ -107,12 +107,16 @@ class Sequence(Space[Any]):
         from sekai.spaces.utils import batch_space  # utils imports this module
 
         try:
-            length = len(self.elements(x))
+            elements = self.elements(x)
         except (TypeError, ValueError, KeyError, IndexError):
             return False
-        if self.max_length is not None and length > self.max_length:
+        if self.max_length is not None and len(elements) > self.max_length:
             return False
-        return batch_space(self.feature_space, length).contains(x)
+        # the batch space checks the stacked structure (also when empty), the feature space
+        # each element (e.g. a MaskedBox's empty slots, which its batch space does not check)
+        return batch_space(self.feature_space, len(elements)).contains(x) and all(
+            self.feature_space.contains(e) for e in elements
+        )
 
     def sample_to_jsonable(self, x: Any) -> list[Any]:
         return [self.feature_space.sample_to_jsonable(e) for e in self.elements(x)]
