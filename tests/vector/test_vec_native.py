@@ -194,3 +194,20 @@ def test_lazy_infos_pickle_and_copy_as_plain_lists():
     assert type(restored) is list and restored[2]["elapsed_steps"] == 1
     assert copy.deepcopy(infos)[0]["x"] == infos[0]["x"]
     assert repr(infos) == repr(restored)
+
+
+def test_arrays_returned_by_step_are_not_modified():
+    class ReusingDrift(DriftVecEnv):
+        """Returns the same all-False truncated array every step."""
+
+        def _step(self, actions):
+            rewards, terminated, _, infos = super()._step(actions)
+            self.no_truncation = getattr(self, "no_truncation", np.zeros(self.num_envs, bool))
+            return rewards, terminated, self.no_truncation, infos
+
+    for autoreset in (True, "next_step"):
+        vec = ReusingDrift(2, max_episode_steps=1, autoreset=autoreset, bound=0.6)
+        vec.reset(seed=0, options={"x": 0.55})
+        assert vec.step(np.array([1, 1])).dones.all()
+        vec.step(np.array([1, 1]))
+        assert not vec.no_truncation.any()

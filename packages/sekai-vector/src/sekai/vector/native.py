@@ -110,16 +110,17 @@ class NativeVecEnv(RngMixin, VecEnv):
         replaced: np.ndarray | None = None  # rows whose info is a reset's, not the step's
         replaced_infos: InfoArrays = {}
         if self.autoreset == "next_step" and self._reset_pending.any():
-            replaced = np.flatnonzero(self._reset_pending)
+            pending = self._reset_pending
+            replaced = np.flatnonzero(pending)
             self._reset_envs(replaced, [None] * len(replaced))
             self.elapsed_steps[replaced] = 0
-            rewards[replaced] = 0.0
-            terminated[replaced] = False
-            truncated[replaced] = False
+            rewards = np.where(pending, 0.0, rewards)
+            terminated = terminated & ~pending
+            truncated = truncated & ~pending
             replaced_infos = self._reset_infos(replaced)
 
-        if self.max_episode_steps is not None:
-            truncated |= self.elapsed_steps >= self.max_episode_steps
+        if self.max_episode_steps is not None:  # not in place: _step may reuse its arrays
+            truncated = truncated | (self.elapsed_steps >= self.max_episode_steps)
             step_infos = {**step_infos, "elapsed_steps": self.elapsed_steps.copy()}
         observations = self._observe()
         dones = terminated | truncated
