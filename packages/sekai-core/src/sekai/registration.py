@@ -23,7 +23,6 @@ from typing import Any
 import pluggy
 
 from sekai import hookspecs
-from sekai.core import Env
 
 __all__ = [
     "EnvSpec",
@@ -396,6 +395,9 @@ def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: A
     getattr(env, "unwrapped", env).spec = env_spec
     if steps is None:
         return env
+    from sekai.core import Env  # here, so that listing and discovering envs needs no numpy
+    from sekai.wrappers import TimeLimit
+
     if not isinstance(env, Env):
         close = getattr(env, "close", None)
         if callable(close):
@@ -405,6 +407,4 @@ def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: A
             f"{type(env).__name__}, not a sekai.Env: TimeLimit is a single-agent wrapper, so "
             "register and make multi-agent envs without max_episode_steps"
         )
-    from sekai.wrappers import TimeLimit
-
     return TimeLimit(env, steps)
