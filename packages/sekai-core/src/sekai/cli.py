@@ -1,7 +1,9 @@
 """The ``sekai`` command line: ``sekai list`` shows every registered env.
 
-Each subcommand is an ``_add_<name>`` function that adds its parser to the subparsers of
-:func:`_parser` and sets ``run`` to the function that executes it and returns the exit code.
+Each subcommand is an ``_add_<name>`` function, called from :func:`_parser`, that adds its
+parser to the subparsers and sets ``run`` to the function that executes it and returns the exit
+code. A command whose code lives in another distribution (``sekai bench``) adds its parser here
+and imports that code inside its ``run`` function, so ``sekai list`` works with sekai-core alone.
 """
 
 from __future__ import annotations
