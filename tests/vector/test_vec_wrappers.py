@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vector_envs import DriftVecEnv, WalkEnv
+from vector_envs import DictObsEnv, DriftVecEnv, WalkEnv
 
 import sekai
 from sekai.vector import (
@@ -234,3 +234,31 @@ def test_wrapped_terminal_observations_on_each_backend(backend):
     assert result.dones.all()
     assert result.infos[1]["final_observation"].dtype == np.float32
     vec.close()
+
+
+class Spy(VecWrapper):
+    """Keeps the wrapped env's last step result as it came out."""
+
+    def after_step(self, result):
+        self.seen = result
+        return result
+
+
+def test_wrappers_leave_the_wrapped_envs_infos_untouched():
+    spy = Spy(walks(n=2, length=1))
+    vec = VecRecordEpisodeStatistics(Double(spy))
+    vec.reset(seed=0)
+    result = vec.step([1, 1])
+    assert result.infos[0]["final_observation"][0] == 2 and "episode" in result.infos[0]
+    assert spy.seen.infos[0]["final_observation"][0] == 1 and "episode" not in spy.seen.infos[0]
+
+
+def test_normalize_observation_on_dict_observations():
+    vec = VecNormalizeObservation(SyncVecEnv([DictObsEnv] * 3))
+    vec.reset(seed=0)
+    moves = np.array([[1.0, 0.0], [2.0, 0.0], [3.0, 0.0]], np.float32)
+    result = vec.step({"move": moves, "mode": np.array([0, 1, 2])})
+    assert result.observations["mode"].tolist() == [0, 1, 2]  # not a Box: passed through
+    position = result.observations["position"]
+    assert position.dtype == np.float32 and position[:, 0].tolist() == sorted(position[:, 0])
+    assert vec.observation_space["mode"] == sekai.Discrete(3)
