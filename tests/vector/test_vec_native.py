@@ -8,7 +8,7 @@ import pickle
 
 import numpy as np
 import pytest
-from vector_envs import DriftVecEnv
+from vector_envs import CountingDriftVecEnv, CountingRows, DriftVecEnv
 
 from sekai.vector import VecEnvClosed, VecResetResult, VecStepResult
 
@@ -80,13 +80,13 @@ def test_info_arrays_split_into_one_dict_per_sub_env():
 
 
 def test_infos_are_built_only_when_read():
-    vec = DriftVecEnv(1000)
+    vec = CountingDriftVecEnv(1000)
     vec.reset(seed=0)
-    result = vec.step(np.ones(1000, int))
-    infos = result.infos
-    assert infos._built == {}  # nothing materialised by step() itself
-    infos[3]
-    assert list(infos._built) == [3]
+    CountingRows.reads = 0
+    infos = vec.step(np.ones(1000, int)).infos
+    assert CountingRows.reads == 0  # step() itself split nothing
+    assert type(infos[3]["x"]) is float and infos[3] is infos[3]
+    assert CountingRows.reads == 1  # one row, read once, then kept
 
 
 def test_time_limit_truncates_every_sub_env():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vector_envs import DictObsEnv, DriftVecEnv, WalkEnv
+from vector_envs import CountingDriftVecEnv, CountingRows, DictObsEnv, DriftVecEnv, WalkEnv
 
 import sekai
 from sekai.vector import (
@@ -219,11 +219,16 @@ def test_the_ppo_stack_repr_and_unwrapped():
 
 
 def test_wrappers_on_a_native_env_keep_infos_lazy():
-    vec = Double(VecRecordEpisodeStatistics(DriftVecEnv(500, max_episode_steps=50, bound=1e9)))
+    native = CountingDriftVecEnv(500, max_episode_steps=2, bound=1e9)
+    vec = Double(VecRecordEpisodeStatistics(native))
     vec.reset(seed=0)
+    CountingRows.reads = 0
     result = vec.step(np.ones(500, int))
-    assert result.infos._built == {}
-    assert result.infos[7]["elapsed_steps"] == 1
+    assert CountingRows.reads == 0
+    assert result.infos[7]["elapsed_steps"] == 1 and CountingRows.reads == 1
+    result = vec.step(np.ones(500, int))  # every sub-env finishes: the wrappers read all rows
+    assert result.infos[7]["episode"].length == 2
+    assert result.infos[7]["final_observation"][0] == pytest.approx(2 * result.infos[7]["x"])
 
 
 @pytest.mark.parametrize("backend", [SyncVecEnv, AsyncVecEnv])

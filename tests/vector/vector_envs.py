@@ -138,7 +138,6 @@ class DriftVecEnv(sekai.NativeVecEnv):
         self.bound = bound
         self.x = np.zeros(num_envs)
         self.reset_calls: list[tuple[list[int], list[Any]]] = []
-        self.info_builds = 0
 
     def _reset_envs(self, indices: np.ndarray, options: list[Any]) -> None:
         self.reset_calls.append((indices.tolist(), list(options)))
@@ -162,3 +161,21 @@ class DriftVecEnv(sekai.NativeVecEnv):
 
     def action_mask(self) -> np.ndarray:
         return np.ones((self.num_envs, 2), np.int8)
+
+
+class CountingRows(np.ndarray):
+    """An info array that counts how many per-env rows were read from it."""
+
+    reads = 0
+
+    def __getitem__(self, index: Any) -> Any:
+        CountingRows.reads += 1
+        return super().__getitem__(index)
+
+
+class CountingDriftVecEnv(DriftVecEnv):
+    """DriftVecEnv whose step info ``"x"`` counts the rows the infos read."""
+
+    def _step(self, actions: Any) -> tuple[Any, Any, Any, dict[str, Any]]:
+        rewards, terminated, truncated, infos = super()._step(actions)
+        return rewards, terminated, truncated, {"x": infos["x"].view(CountingRows)}
