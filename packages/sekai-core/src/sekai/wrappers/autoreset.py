@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sekai.core import ActType, ObsType, ResetResult, StepResult
-from sekai.wrappers.base import EnvCall, Plan, Wrapper, async_run_plan, run_plan
+from sekai.wrappers.base import Wrapper
 
 
 def autoreset_result(step: StepResult, reset: ResetResult) -> StepResult:
@@ -29,15 +29,16 @@ class AutoReset(Wrapper[ObsType, ActType]):
     wrappers, so both observations come out in the same representation.
     """
 
+    # Written out for both call styles rather than as a plan: this is the hot path of every
+    # vector env (a plan costs a generator per step), and the shared part is autoreset_result.
     def step(self, action: ActType) -> StepResult:
-        return run_plan(self.env, self._step_plan(action))
+        result = self.env.step(action)
+        if not (result.terminated or result.truncated):
+            return result
+        return autoreset_result(result, self.env.reset())
 
     async def async_step(self, action: ActType) -> StepResult:
-        return await async_run_plan(self.env, self._step_plan(action))
-
-    def _step_plan(self, action: ActType) -> Plan[StepResult]:
-        result: StepResult = yield EnvCall.step(action)
-        if not result.done:
+        result = await self.env.async_step(action)
+        if not (result.terminated or result.truncated):
             return result
-        reset: ResetResult = yield EnvCall.reset()
-        return autoreset_result(result, reset)
+        return autoreset_result(result, await self.env.async_reset())
