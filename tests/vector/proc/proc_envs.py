@@ -90,6 +90,14 @@ class StubbornEnv(CounterEnv):
         threading.Event().wait()
 
 
+class InterruptedCloseEnv(CounterEnv):
+    """Its close() sends SIGINT to the parent pid, then never returns."""
+
+    def close(self) -> None:
+        os.kill(self.parent_pid, signal.SIGINT)
+        threading.Event().wait()
+
+
 class FailingCloseEnv(CounterEnv):
     def close(self) -> None:
         raise RuntimeError(f"cannot close sub-env in pid {self.pid}")

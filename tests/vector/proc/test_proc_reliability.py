@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import select
@@ -13,7 +14,14 @@ import time
 from pathlib import Path
 
 import pytest
-from proc_envs import KILL, CounterEnv, StubbornEnv, our_segments, running
+from proc_envs import (
+    KILL,
+    CounterEnv,
+    InterruptedCloseEnv,
+    StubbornEnv,
+    our_segments,
+    running,
+)
 
 from sekai.vector.errors import VecEnvWorkerError
 from sekai.vector.proc import ProcVecEnv
@@ -81,6 +89,18 @@ def test_a_worker_that_ignores_close_is_terminated_then_killed() -> None:
     assert not multiprocessing.active_children()
 
 
+def test_ctrl_c_during_close_still_stops_every_worker_and_frees_the_segment() -> None:
+    vec = ProcVecEnv(
+        [CounterEnv, functools.partial(InterruptedCloseEnv, os.getpid())], close_timeout=30.0
+    )
+    pids = vec.get_attr("pid")
+    with pytest.raises(KeyboardInterrupt):
+        vec.close()  # sub-env 1 interrupts us while we wait for it
+    assert vec.closed and not running(pids) and not our_segments()
+    assert not multiprocessing.active_children()
+    vec.close()
+
+
 @pytest.mark.parametrize("context", ["forkserver", "fork"])
 def test_workers_exit_when_the_parent_process_dies(context: str) -> None:
     script = textwrap.dedent(
@@ -106,6 +126,27 @@ def test_workers_exit_when_the_parent_process_dies(context: str) -> None:
     for pid in pids:
         assert wait_exit(pid, 10.0), f"worker {pid} outlived its parent"
     assert "Traceback" not in parent.stderr
+
+
+@pytest.mark.parametrize("context", ["forkserver", "fork", "spawn"])
+def test_the_resource_tracker_has_nothing_to_clean_up_or_warn_about(context: str) -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(HERE)!r})
+        from proc_envs import CounterEnv
+        from sekai.vector.proc import ProcVecEnv
+
+        if __name__ == "__main__":
+            with ProcVecEnv([CounterEnv] * 3, num_workers=2, context={context!r}) as vec:
+                vec.reset(seed=0)
+                print(vec.shared_memory, vec.step([0, 0, 0]).rewards)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "True [1. 1. 1.]\n"
+    assert run.stderr == ""  # no "leaked shared_memory" warning, no failed unlink
 
 
 def test_repeated_create_step_close_cycles_leak_nothing() -> None:

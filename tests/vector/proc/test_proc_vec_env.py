@@ -258,6 +258,13 @@ def test_bad_arguments_are_refused_before_any_worker_starts(kwargs, error, match
     assert not multiprocessing.active_children()
 
 
+def test_unpicklable_env_fns_fail_before_any_worker_starts() -> None:
+    lock = threading.Lock()
+    with pytest.raises(TypeError, match="env_fns must be picklable"):
+        ProcVecEnv([lambda: CounterEnv(lock)] * 2)
+    assert not multiprocessing.active_children()
+
+
 def test_env_fns_must_be_a_non_empty_list_of_callables() -> None:
     with pytest.raises(ValueError, match="at least one"):
         ProcVecEnv([])

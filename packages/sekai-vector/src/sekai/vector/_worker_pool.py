@@ -3,15 +3,24 @@
 Each worker answers every command with exactly one reply, and the pool counts the replies it
 still owes each worker. A call interrupted before reading them all (Ctrl-C during ``step()``)
 leaves the count above zero, and the next call reads and discards those stale replies before
-sending anything, so the workers never drift out of step with the parent.
+sending anything, so the workers never drift out of step with the parent. For the count to be
+exact, a Ctrl-C that arrives while a message is half-sent or half-read is held back until the
+next wait for a reply (or the end of the call); while waiting, it interrupts at once.
 """
 
 from __future__ import annotations
 
+import _signal
+import contextlib
 import os
 import pickle
+import select
+import signal
+import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from multiprocessing import resource_tracker
 from multiprocessing.connection import wait
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
@@ -23,6 +32,12 @@ from sekai.vector._channel import Channel
 from sekai.vector.errors import VecEnvWorkerError
 
 _TERMINATE_GRACE_SECONDS = 0.5  # after terminate(), how long a worker gets before kill()
+# A Ctrl-C handled by another thread reaches the main thread only between bytecodes, so waits
+# for a reply are sliced to let it in.
+_WAIT_SLICE_MILLISECONDS = 50
+# signal.signal/getsignal convert every handler to and from an enum, which costs more than the
+# rest of a step's bookkeeping; the guard calls the C functions behind them instead.
+_SIGINT = int(signal.SIGINT)
 
 ErrorReport = tuple[int, str, str, str]  # rank, exc_type, message, remote traceback
 
@@ -36,6 +51,12 @@ class _Handle:
     first_rank: int
     num_envs: int
     pending: int = 0  # replies the worker still owes
+    readable: Any = field(init=False)  # a poll object that waits for the next reply (not Windows)
+
+    def __post_init__(self) -> None:
+        self.readable = select.poll() if hasattr(select, "poll") else None
+        if self.readable is not None:
+            self.readable.register(self.channel.fileno(), select.POLLIN)
 
     @property
     def ranks(self) -> range:
@@ -53,6 +74,11 @@ class WorkerPool:
         self.segment: SharedMemory | None = None
         self.observations: Any = None  # views of the shared batch
         self._failure: VecEnvWorkerError | None = None  # set once a worker has died
+        self._sigint = _SigintGuard()
+        # Workers attach to the segment created later by this process; the segment must be
+        # tracked by this process's resource tracker alone. A forked worker would otherwise
+        # start a tracker of its own, which unlinks the segment when the worker exits.
+        resource_tracker.ensure_running()
         try:
             for index, (payload, ranks) in enumerate(zip(payloads, slices, strict=True)):
                 parent_end, child_end = Channel.pair()
@@ -79,34 +105,41 @@ class WorkerPool:
         Every live worker's reply is collected before an error is raised; the error of the
         lowest rank wins.
         """
-        self._discard_stale_replies()
-        for handle, message in zip(self.handles, messages, strict=True):
-            try:
-                handle.channel.send(message)
-            except OSError:
-                self._died(handle)  # collect() reports it after reading the others
-                continue
-            handle.pending += 1
-        return self.collect()
+        with self._sigint:
+            self._discard_stale_replies()
+            for handle, message in zip(self.handles, messages, strict=True):
+                try:
+                    handle.channel.send(message)
+                except OSError:
+                    self._died(handle)  # collect() reports it after reading the others
+                    continue
+                handle.pending += 1
+            return self.collect()
 
     def collect(self) -> list[Any]:
         """Read the reply each worker owes; raise the first error once all are read."""
         results = []
         errors: list[VecEnvWorkerError] = []
-        for handle in self.handles:
-            try:
-                status, value = self._receive(handle)
-            except VecEnvWorkerError as died:
-                errors.append(died)
-                continue
-            if status == "error":
-                errors.append(_worker_error(value))
-            results.append(value)
+        with self._sigint:
+            for handle in self.handles:
+                try:
+                    status, value = self._receive(handle)
+                except VecEnvWorkerError as died:
+                    errors.append(died)
+                    continue
+                if status == "error":
+                    errors.append(_worker_error(value))
+                results.append(value)
         if errors:
             raise min(errors, key=lambda error: error.rank)
         return results
 
     def _receive(self, handle: _Handle) -> tuple[str, Any]:
+        """Read one reply; a Ctrl-C may interrupt the wait for it, not the reading."""
+        if handle.readable is not None:
+            with self._sigint.waiting():
+                while not handle.readable.poll(_WAIT_SLICE_MILLISECONDS):
+                    pass
         try:
             data = handle.channel.recv()
         except (EOFError, OSError):
@@ -150,26 +183,27 @@ class WorkerPool:
         terminated, and killed if they ignore that. The segment is unlinked only once no worker
         is left that could still attach to it.
         """
-        deadline = time.monotonic() + self.close_timeout
-        message = pickle.dumps(("close", None))
-        for handle in self.handles:
-            try:
-                handle.channel.send(message)
-            except OSError:
-                continue
-        errors = [
-            error
-            for handle in self.handles
-            if (error := self._await_closed(handle, deadline)) is not None
-        ]
-        for handle in self.handles:
-            handle.process.join(max(0.0, deadline - time.monotonic()))
-        self._stop_stragglers()
-        for handle in self.handles:
-            handle.channel.close()
-            handle.process.close()
-        self.handles = []
-        self._release_segment()
+        errors = []
+        try:
+            deadline = time.monotonic() + self.close_timeout
+            message = pickle.dumps(("close", None))
+            for handle in self.handles:
+                try:
+                    handle.channel.send(message)
+                except OSError:
+                    continue
+            for handle in self.handles:
+                if (error := self._await_closed(handle, deadline)) is not None:
+                    errors.append(error)
+            for handle in self.handles:
+                handle.process.join(max(0.0, deadline - time.monotonic()))
+        finally:  # also after Ctrl-C in the wait above: nothing may outlive close()
+            self._stop_stragglers()
+            for handle in self.handles:
+                handle.channel.close()
+                handle.process.close()
+            self.handles = []
+            self._release_segment()
         return min(errors) if errors else None
 
     def _await_closed(self, handle: _Handle, deadline: float) -> ErrorReport | None:
@@ -179,7 +213,7 @@ class WorkerPool:
                 status, value = pickle.loads(handle.channel.recv())
                 if status == "closed":
                     return value
-        except (EOFError, OSError):
+        except (EOFError, OSError, pickle.UnpicklingError):
             pass
         return None
 
@@ -202,6 +236,56 @@ class WorkerPool:
         self.segment.close()
         self.segment.unlink()
         self.segment = None
+
+
+class _SigintGuard:
+    """Holds a Ctrl-C back while messages are in flight, and lets it through while waiting.
+
+    Inside ``with guard:`` (re-entrant) SIGINT goes to a handler that only notes it, unless the
+    code is inside ``guard.waiting()``: then nothing is half-done and the original handler runs
+    at once. A noted Ctrl-C runs the original handler on entering ``waiting()`` or when the
+    outermost block ends. Only the main thread can swap handlers; elsewhere this does nothing.
+    """
+
+    def __init__(self) -> None:
+        self._depth = 0
+        self._previous: Any = None
+        self._noted = False
+        self._waiting = False
+
+    def __enter__(self) -> None:
+        self._depth += 1
+        if self._depth == 1:
+            previous = _signal.getsignal(_SIGINT)
+            if callable(previous) and threading.current_thread() is threading.main_thread():
+                self._previous = previous
+                _signal.signal(_SIGINT, self._handle)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._depth -= 1
+        if self._depth == 0 and self._previous is not None:
+            previous, self._previous = self._previous, None
+            _signal.signal(_SIGINT, previous)
+            if self._noted:
+                self._noted = False
+                previous(_SIGINT, None)
+
+    @contextlib.contextmanager
+    def waiting(self) -> Iterator[None]:
+        self._waiting = True
+        try:
+            if self._noted:
+                self._noted = False
+                self._previous(_SIGINT, None)
+            yield
+        finally:
+            self._waiting = False
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self._waiting:
+            self._previous(signum, frame)
+        else:
+            self._noted = True
 
 
 def _worker_error(report: ErrorReport) -> VecEnvWorkerError:

@@ -66,7 +66,7 @@ class ProcVecEnv(VecEnv):
             range(int(part[0]), int(part[-1]) + 1)
             for part in np.array_split(np.arange(num_envs), self.num_workers)
         ]
-        payloads = [cloudpickle.dumps(([env_fns[i] for i in ranks], autoreset)) for ranks in slices]
+        payloads = [_dumps(([env_fns[i] for i in ranks], autoreset), "env_fns") for ranks in slices]
         self.shared_memory = False
         self._pool = WorkerPool(_get_context(context), payloads, slices, close_timeout)
         self._finalizer = weakref.finalize(self, self._pool.close)
@@ -171,8 +171,7 @@ class ProcVecEnv(VecEnv):
         return self._gather(self._pool.request([message] * self.num_workers))
 
     def _close(self) -> None:
-        self._finalizer.detach()
-        error = self._pool.close()
+        error = self._finalizer()  # runs the pool's close() once, whoever calls first
         if error is not None:
             raise _worker_error(error)
 
@@ -211,10 +210,10 @@ def _as_array_batch(actions: list[Any]) -> np.ndarray | None:
     return None if batch.dtype != first.dtype or batch.dtype.hasobject else batch
 
 
-def _dumps(command: tuple[str, Any], what: str) -> bytes:
-    """Pickle a command with cloudpickle before anything is sent; name what failed."""
+def _dumps(value: Any, what: str) -> bytes:
+    """Pickle with cloudpickle before anything is sent; a TypeError names what failed."""
     try:
-        return cloudpickle.dumps(command)
+        return cloudpickle.dumps(value)
     except Exception as error:
         message = f"{what} must be picklable to reach the worker processes: {error}"
         raise TypeError(message) from error
