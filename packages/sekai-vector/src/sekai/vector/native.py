@@ -9,7 +9,7 @@ sub-envs whose ``infos[i]`` the caller reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
@@ -18,7 +18,7 @@ import numpy as np
 from sekai.core import ResetResult, RngMixin, StepResult
 from sekai.spaces import Space, concatenate, iterate
 from sekai.vector._lazy_infos import _LazyInfos
-from sekai.vector.base import AutoresetMode, OptionsArg, VecEnv
+from sekai.vector.base import AutoresetMode, OptionsArg, SeedArg, VecEnv
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.wrappers import autoreset_result
 
@@ -78,9 +78,7 @@ class NativeVecEnv(RngMixin, VecEnv):
         return {}
 
     # -- public API ---------------------------------------------------------------------------
-    def reset(
-        self, *, seed: int | Sequence[int] | None = None, options: OptionsArg = None
-    ) -> VecResetResult:
+    def reset(self, *, seed: SeedArg = None, options: OptionsArg = None) -> VecResetResult:
         """Reset every sub-env. ``seed`` (an int, or a list of ints combined into one seed)
         re-seeds ``self.rng``; None continues it."""
         self._check_open()
@@ -147,7 +145,7 @@ class NativeVecEnv(RngMixin, VecEnv):
         return VecStepResult(observations, rewards, terminated, truncated, _LazyInfos(n, build))
 
     async def async_reset(
-        self, *, seed: int | Sequence[int] | None = None, options: OptionsArg = None
+        self, *, seed: SeedArg = None, options: OptionsArg = None
     ) -> VecResetResult:
         return self.reset(seed=seed, options=options)
 
@@ -198,7 +196,7 @@ class NativeVecEnv(RngMixin, VecEnv):
         return actions
 
 
-def _native_seed(seed: int | Sequence[int] | None) -> int | list[int] | None:
+def _native_seed(seed: SeedArg) -> int | list[int] | None:
     if seed is None:
         return None
     if isinstance(seed, int | np.integer) and not isinstance(seed, bool):

@@ -85,24 +85,24 @@ class VecWrapper(VecEnv):
         self.venv.close()
 
     # -- read-through attributes ---------------------------------------------------------------
-    @property  # type: ignore[override]
-    def num_envs(self) -> int:
+    @property
+    def num_envs(self) -> int:  # type: ignore[override]
         return self.venv.num_envs
 
-    @property  # type: ignore[override]
-    def autoreset(self) -> AutoresetMode:
+    @property
+    def autoreset(self) -> AutoresetMode:  # type: ignore[override]
         return self.venv.autoreset
 
-    @property  # type: ignore[override]
-    def closed(self) -> bool:
+    @property
+    def closed(self) -> bool:  # type: ignore[override]
         return self.venv.closed
 
-    @property  # type: ignore[override]
-    def spec(self) -> Any:
+    @property
+    def spec(self) -> Any:  # type: ignore[override]
         return self.venv.spec
 
-    @property  # type: ignore[override]
-    def observation_space(self) -> Space[Any]:
+    @property
+    def observation_space(self) -> Space[Any]:  # type: ignore[override]
         if self._observation_space is None:
             return self.venv.observation_space
         return self._observation_space
@@ -112,14 +112,14 @@ class VecWrapper(VecEnv):
         self._observation_space = space
         self._batch_observation_space = batch_space(space, self.num_envs)
 
-    @property  # type: ignore[override]
-    def batch_observation_space(self) -> Space[Any]:
+    @property
+    def batch_observation_space(self) -> Space[Any]:  # type: ignore[override]
         if self._batch_observation_space is None:
             return self.venv.batch_observation_space
         return self._batch_observation_space
 
-    @property  # type: ignore[override]
-    def action_space(self) -> Space[Any]:
+    @property
+    def action_space(self) -> Space[Any]:  # type: ignore[override]
         if self._action_space is None:
             return self.venv.action_space
         return self._action_space
@@ -129,8 +129,8 @@ class VecWrapper(VecEnv):
         self._action_space = space
         self._batch_action_space = batch_space(space, self.num_envs)
 
-    @property  # type: ignore[override]
-    def batch_action_space(self) -> Space[Any]:
+    @property
+    def batch_action_space(self) -> Space[Any]:  # type: ignore[override]
         if self._batch_action_space is None:
             return self.venv.batch_action_space
         return self._batch_action_space
