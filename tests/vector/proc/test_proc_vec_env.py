@@ -5,7 +5,10 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,6 +33,58 @@ from sekai.vector.sync import SyncVecEnv
 
 def counts(result) -> list[int]:
     return [int(c) for c in result.observations[:, 0]]
+
+
+SPEC_EXAMPLE = """
+import numpy as np
+import sekai
+
+
+class FragileEnv(sekai.Env):
+    def __init__(self):
+        self.observation_space = sekai.Box(-1.0, 1.0, shape=(2,))
+        self.action_space = sekai.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        self._set_rng(seed)
+        return sekai.ResetResult(np.zeros(2, np.float32), {})
+
+    def step(self, action):
+        if action == 1:
+            raise ValueError("action 1 is not supported")
+        return sekai.StepResult(np.zeros(2, np.float32), 0.0, False, False, {})
+
+
+if __name__ == "__main__":
+    with sekai.ProcVecEnv([FragileEnv] * 2) as vec:
+        vec.reset(seed=0)
+        try:
+            vec.step(np.array([0, 1]))
+        except sekai.VecEnvWorkerError as e:
+            print(e.rank, e.exc_type)  # 1 ValueError
+            # e.remote_traceback holds the worker's formatted traceback
+        print(vec.step(np.array([0, 0])).rewards)  # [0. 0.]
+"""
+
+
+def test_the_spec_example_runs_as_a_script(tmp_path: Path) -> None:
+    # forkserver workers re-import the script as __mp_main__; its class travels by value
+    script = tmp_path / "fragile.py"
+    script.write_text(SPEC_EXAMPLE)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert (run.stdout, run.stderr) == ("1 ValueError\n[0. 0.]\n", "")
+
+
+def test_make_vec_builds_it_with_vector_kwargs() -> None:
+    vec = sekai.make_vec(
+        "CartPole-v1", num_envs=4, vectorization_mode="proc", vector_kwargs={"num_workers": 2}
+    )
+    with vec:
+        assert isinstance(vec, ProcVecEnv)
+        assert (vec.num_workers, vec.shared_memory) == (2, True)
+        assert vec.spec.id == "CartPole-v1"
+        vec.reset(seed=0)
+        assert vec.step(np.zeros(4, np.int64)).observations.shape == (4, 4)
 
 
 def test_spec_example_error_in_sub_env_1_then_the_next_step_works() -> None:
