@@ -15,6 +15,7 @@ import pickle
 import signal
 import threading
 import traceback
+from collections.abc import Callable
 from multiprocessing.connection import wait
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
@@ -56,26 +57,31 @@ def run(channel: Channel, payload: bytes, first_rank: int, parent_pid: int) -> N
 def _watch_parent(parent_pid: int) -> None:
     """Exit when the parent process is gone, whatever the main thread is doing.
 
-    The parent sentinel fires for forkserver and spawn workers; with fork, siblings inherit the
-    parent's pipe ends, so the parent pid is polled as well.
+    The parent sentinel fires when the parent dies, unless other children of the parent (such
+    as fork-started siblings) hold its pipe ends too; on POSIX the parent pid is checked as well.
     """
     from multiprocessing import parent_process
 
     parent = parent_process()
-    sentinels = [] if parent is None else [parent.sentinel]
+    assert parent is not None, "run() is the target of a multiprocessing worker process"
+    sentinel = parent.sentinel
 
     def watch() -> None:
-        while True:
-            if sentinels and wait(sentinels, _PARENT_POLL_SECONDS):
-                os._exit(1)
-            elif not sentinels:
-                threading.Event().wait(_PARENT_POLL_SECONDS)
-            try:
-                os.kill(parent_pid, 0)
-            except ProcessLookupError:
-                os._exit(1)
+        while not wait([sentinel], _PARENT_POLL_SECONDS) and _is_alive(parent_pid):
+            pass
+        os._exit(1)
 
     threading.Thread(target=watch, name="sekai-parent-watch", daemon=True).start()
+
+
+def _is_alive(pid: int) -> bool:
+    if os.name != "posix":  # os.kill(pid, 0) would terminate it on Windows
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 class _Worker:
@@ -90,7 +96,7 @@ class _Worker:
 
     def serve(self, channel: Channel) -> None:
         """Answer commands until told to close or the parent goes away."""
-        commands = {
+        commands: dict[str, Callable[[Any], Any]] = {
             "attach": self.attach,
             "reset": self.reset,
             "step": self.step,
@@ -104,14 +110,19 @@ class _Worker:
             except EOFError:
                 return
             if command == "close":
-                channel.send(pickle.dumps(("closed", self.close_envs())))
-                return
-            self.rank = self.first_rank
+                reply = pickle.dumps(("closed", self.close_envs()))
+            else:
+                self.rank = self.first_rank
+                try:
+                    reply = pickle.dumps(("ok", commands[command](data)))
+                except BaseException as error:  # reported, the worker stays alive
+                    reply = pickle.dumps(("error", self.describe(error)))
             try:
-                reply = pickle.dumps(("ok", commands[command](data)))
-            except BaseException as error:  # reported, the worker stays alive
-                reply = pickle.dumps(("error", self.describe(error)))
-            channel.send(reply)
+                channel.send(reply)
+            except OSError:  # the parent closed its end: nobody is left to serve
+                return
+            if command == "close":
+                return
 
     def describe(self, error: BaseException) -> tuple[int, str, str, str]:
         """What the parent needs to raise VecEnvWorkerError for ``error``."""

@@ -10,6 +10,8 @@ next wait for a reply (or the end of the call); while waiting, it interrupts at 
 
 from __future__ import annotations
 
+# signal.signal/getsignal convert every handler to and from an enum, which costs more than the
+# rest of a step's bookkeeping; _SigintGuard calls the C functions behind them instead.
 import _signal
 import contextlib
 import os
@@ -18,14 +20,13 @@ import select
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing import resource_tracker
 from multiprocessing.connection import wait
-from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from multiprocessing.shared_memory import SharedMemory
-from typing import Any
+from typing import Any, Protocol
 
 from sekai.vector import _shared_memory, _worker
 from sekai.vector._channel import Channel
@@ -39,11 +40,15 @@ _WAIT_SLICE_MILLISECONDS = 50
 # virtual machine; polling for it this long before sleeping doubled the CartPole step rate with
 # one worker (95k -> 170k env steps/s) and added a third with two, on two cores.
 _SPIN_SECONDS = 200e-6
-# signal.signal/getsignal convert every handler to and from an enum, which costs more than the
-# rest of a step's bookkeeping; the guard calls the C functions behind them instead.
 _SIGINT = int(signal.SIGINT)
 
 ErrorReport = tuple[int, str, str, str]  # rank, exc_type, message, remote traceback
+
+
+class ProcessContext(Protocol):
+    """The part of a multiprocessing context the pool uses."""
+
+    Process: Callable[..., BaseProcess]
 
 
 @dataclass
@@ -71,7 +76,11 @@ class WorkerPool:
     """Worker processes that each run a contiguous slice of the sub-envs."""
 
     def __init__(
-        self, context: BaseContext, payloads: list[bytes], slices: list[range], close_timeout: float
+        self,
+        context: ProcessContext,
+        payloads: list[bytes],
+        slices: list[range],
+        close_timeout: float,
     ) -> None:
         self.close_timeout = close_timeout
         self.handles: list[_Handle] = []
@@ -94,10 +103,13 @@ class WorkerPool:
                 )
                 try:
                     process.start()
+                except BaseException:
+                    parent_end.close()
+                    raise
                 finally:
                     child_end.close()
-                self.handles.append(_Handle(process, parent_end, ranks.start, len(ranks)))
-                self.handles[-1].pending = 1  # the start-up report
+                # the worker owes its start-up report: its spaces, or why building failed
+                self.handles.append(_Handle(process, parent_end, ranks.start, len(ranks), 1))
         except BaseException:
             self.close()
             raise

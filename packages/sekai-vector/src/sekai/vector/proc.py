@@ -20,7 +20,7 @@ import numpy as np
 
 from sekai.core import Env
 from sekai.vector import _shared_memory
-from sekai.vector._worker_pool import WorkerPool, _worker_error
+from sekai.vector._worker_pool import ProcessContext, WorkerPool, _worker_error
 from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset, _stack_observations
 from sekai.vector.results import VecResetResult, VecStepResult
 
@@ -67,6 +67,7 @@ class ProcVecEnv(VecEnv):
             for part in np.array_split(np.arange(num_envs), self.num_workers)
         ]
         payloads = [_dumps(([env_fns[i] for i in ranks], autoreset), "env_fns") for ranks in slices]
+        self._slices = slices
         self.shared_memory = False
         self._pool = WorkerPool(_get_context(context), payloads, slices, close_timeout)
         self._finalizer = weakref.finalize(self, self._pool.close)
@@ -112,7 +113,7 @@ class ProcVecEnv(VecEnv):
     ) -> VecResetResult:
         messages = [
             _dumps(("reset", ([seeds[i] for i in ranks], [options[i] for i in ranks])), "options")
-            for ranks in self._slices()
+            for ranks in self._slices
         ]
         infos: list[dict[str, Any]] = []
         observations: list[Any] = []
@@ -124,7 +125,7 @@ class ProcVecEnv(VecEnv):
     def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
         batch = _as_array_batch(actions)
         messages = []
-        for ranks in self._slices():
+        for ranks in self._slices:
             if batch is not None:
                 part = batch[ranks.start : ranks.stop]
                 data: Any = (part.dtype.str, part.shape, part.tobytes())
@@ -141,12 +142,18 @@ class ProcVecEnv(VecEnv):
         truncated: list[bool] = []
         infos: list[dict[str, Any]] = []
         observations: list[Any] = []
-        for reply in self._pool.request(messages):
-            rewards.extend(reply[0])
-            terminated.extend(reply[1])
-            truncated.extend(reply[2])
-            infos.extend(reply[3])
-            observations.extend(reply[4])
+        for (
+            worker_rewards,
+            worker_terminated,
+            worker_truncated,
+            worker_infos,
+            worker_obs,
+        ) in self._pool.request(messages):
+            rewards.extend(worker_rewards)
+            terminated.extend(worker_terminated)
+            truncated.extend(worker_truncated)
+            infos.extend(worker_infos)
+            observations.extend(worker_obs)
         return VecStepResult(
             self._observations(observations),
             np.array(rewards, dtype=np.float64),
@@ -162,7 +169,7 @@ class ProcVecEnv(VecEnv):
     def _set_attr(self, name: str, values: list[Any]) -> None:
         messages = [
             _dumps(("set_attr", (name, values[ranks.start : ranks.stop])), "set_attr values")
-            for ranks in self._slices()
+            for ranks in self._slices
         ]
         self._pool.request(messages)
 
@@ -176,9 +183,6 @@ class ProcVecEnv(VecEnv):
             raise _worker_error(error)
 
     # -- helpers --------------------------------------------------------------------------
-    def _slices(self) -> list[range]:
-        return [handle.ranks for handle in self._pool.handles]
-
     def _observations(self, observations: list[Any]) -> Any:
         if self.shared_memory:
             return _shared_memory.read(self._pool.observations)
@@ -219,11 +223,11 @@ def _dumps(value: Any, what: str) -> bytes:
         raise TypeError(message) from error
 
 
-def _get_context(method: str | None) -> multiprocessing.context.BaseContext:
+def _get_context(method: str | None) -> ProcessContext:
     if method is not None and not isinstance(method, str):
         raise TypeError(f"context must be a start method name or None, got {method!r}")
     try:
-        context = multiprocessing.get_context(method or _DEFAULT_CONTEXT)
+        context: Any = multiprocessing.get_context(method or _DEFAULT_CONTEXT)
     except ValueError:
         raise ValueError(
             f"context must be one of {multiprocessing.get_all_start_methods()}, got {method!r}"
