@@ -79,6 +79,14 @@ class FragileCounterEnv(CounterEnv):
         return super().step(action)
 
 
+class HangingEnv(CounterEnv):
+    """A step that takes 30 seconds: far longer than any test should wait for it."""
+
+    def step(self, action: Any) -> sekai.StepResult:
+        threading.Event().wait(30.0)
+        return super().step(action)
+
+
 class StubbornEnv(CounterEnv):
     """Ignores SIGTERM and never returns from close(): only SIGKILL stops its worker."""
 
@@ -144,15 +152,3 @@ class SequenceEnv(CounterEnv):
 
     def _observation(self) -> tuple[np.ndarray, ...]:
         return (super()._observation(),) * (self.count % 3)
-
-
-def our_segments() -> list[str]:
-    """The shared-memory segments this process created and did not unlink."""
-    from pathlib import Path
-
-    return sorted(path.name for path in Path("/dev/shm").glob(f"sekai_{os.getpid()}_*"))
-
-
-def running(pids: list[int]) -> list[int]:
-    """The pids that still exist as processes (zombies count: nobody reaped them)."""
-    return [pid for pid in set(pids) if os.path.exists(f"/proc/{pid}")]

@@ -6,7 +6,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from proc_envs import CounterEnv
+from proc_envs import (
+    CounterEnv,
+)
+from proc_leaks import leaves_nothing_behind  # noqa: F401 - autouse fixture
 
 import sekai
 

@@ -15,10 +15,15 @@ from pathlib import Path
 
 import pytest
 from proc_envs import (
+    INTERRUPT,
     KILL,
     CounterEnv,
+    HangingEnv,
     InterruptedCloseEnv,
     StubbornEnv,
+)
+from proc_leaks import (  # leaves_nothing_behind: autouse fixture
+    leaves_nothing_behind,  # noqa: F401
     our_segments,
     running,
 )
@@ -87,6 +92,17 @@ def test_a_worker_that_ignores_close_is_terminated_then_killed() -> None:
     assert 0.3 <= elapsed < 3.0
     assert not running(pids) and not our_segments()
     assert not multiprocessing.active_children()
+
+
+def test_ctrl_c_interrupts_the_wait_for_a_hung_worker_and_close_stops_it() -> None:
+    vec = ProcVecEnv([functools.partial(CounterEnv, os.getpid()), HangingEnv], close_timeout=0.2)
+    pids = vec.get_attr("pid")
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        vec.step([INTERRUPT, 0])  # sub-env 0 interrupts us; sub-env 1 does not answer
+    vec.close()  # the hung worker is still busy with that step: terminated
+    assert time.monotonic() - start < 10.0
+    assert not running(pids) and not our_segments()
 
 
 def test_ctrl_c_during_close_still_stops_every_worker_and_frees_the_segment() -> None:

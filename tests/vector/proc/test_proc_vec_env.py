@@ -20,6 +20,9 @@ from proc_envs import (
     FragileCounterEnv,
     FragileEnv,
     SequenceEnv,
+)
+from proc_leaks import (  # leaves_nothing_behind: autouse fixture
+    leaves_nothing_behind,  # noqa: F401
     our_segments,
     running,
 )
