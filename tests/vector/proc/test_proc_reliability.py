@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import multiprocessing
 import os
 import select
@@ -163,6 +164,35 @@ def test_the_resource_tracker_has_nothing_to_clean_up_or_warn_about(context: str
     assert run.returncode == 0, run.stderr
     assert run.stdout == "True [1. 1. 1.]\n"
     assert run.stderr == ""  # no "leaked shared_memory" warning, no failed unlink
+
+
+def test_a_vec_env_dropped_without_close_is_cleaned_up_when_collected() -> None:
+    vec = ProcVecEnv([CounterEnv] * 2)
+    pids = vec.get_attr("pid")
+    del vec
+    gc.collect()
+    assert not running(pids) and not our_segments()
+
+
+def test_a_vec_env_never_closed_is_cleaned_up_at_interpreter_exit() -> None:
+    script = textwrap.dedent(
+        f"""
+        import os, sys
+        sys.path.insert(0, {str(HERE)!r})
+        from proc_envs import CounterEnv
+        from sekai.vector.proc import ProcVecEnv
+
+        if __name__ == "__main__":
+            vec = ProcVecEnv([CounterEnv] * 2)
+            vec.reset(seed=0)
+            print(os.getpid(), *vec.get_attr("pid"), flush=True)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stderr) == (0, "")
+    parent, *workers = (int(pid) for pid in run.stdout.split())
+    assert not running(workers)
+    assert not list(Path("/dev/shm").glob(f"sekai_{parent}_*"))
 
 
 def test_repeated_create_step_close_cycles_leak_nothing() -> None:
