@@ -152,3 +152,18 @@ class SequenceEnv(CounterEnv):
 
     def _observation(self) -> tuple[np.ndarray, ...]:
         return (super()._observation(),) * (self.count % 3)
+
+
+class EchoEnv(sekai.Env):
+    """Returns each action it gets in its info, to compare what backends hand to sub-envs."""
+
+    def __init__(self, action_space: Any) -> None:
+        self.observation_space = Box(-1.0, 1.0, shape=(1,))
+        self.action_space = action_space
+
+    def reset(self, *, seed=None, options=None):
+        self._set_rng(seed)
+        return sekai.ResetResult(np.zeros(1, np.float32), {})
+
+    def step(self, action):
+        return sekai.StepResult(np.zeros(1, np.float32), 0.0, False, False, {"action": action})

@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from proc_envs import (
     CounterEnv,
+    EchoEnv,
 )
 from proc_leaks import leaves_nothing_behind  # noqa: F401 - autouse fixture
 
 import sekai
+from sekai.spaces import Box, Dict, Discrete, MultiBinary
 
 
 def assert_same(a: Any, b: Any, where: str = "") -> None:
@@ -60,3 +62,22 @@ def test_same_seed_same_trajectory_on_every_backend(make_env) -> None:
     }
     for name, vec in runs.items():
         assert_same(trajectory(vec, 40), expected, name)
+
+
+@pytest.mark.parametrize(
+    "action_space",
+    [
+        Box(-1.0, 1.0, shape=(2,)),
+        Box(0, 9, shape=(2, 2), dtype=np.int16),
+        MultiBinary(3),
+        Dict(side=Discrete(3), size=Box(0.0, 1.0, shape=(1,))),
+    ],
+    ids=["Box", "int Box", "MultiBinary", "Dict"],
+)
+def test_sub_envs_get_the_same_action_values_and_types_as_on_sync(action_space) -> None:
+    fns = [lambda: EchoEnv(action_space)] * 3
+    with sekai.SyncVecEnv(fns) as sync, sekai.ProcVecEnv(fns, num_workers=2) as proc:
+        actions = sync.batch_action_space
+        actions.seed(0)
+        for batch in [actions.sample() for _ in range(3)]:
+            assert_same(proc.step(batch).infos, sync.step(batch).infos)
