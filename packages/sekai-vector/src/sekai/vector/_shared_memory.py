@@ -21,13 +21,7 @@ from sekai.spaces import Box, Dict, MultiBinary, MultiDiscrete, Space, Tuple
 # ("dict", ((key, layout), ...)) and ("tuple", (layout, ...)) nodes.
 Layout = tuple[Any, ...]
 
-SEGMENT_PREFIX = "sekai_"
 _ALIGNMENT = 64  # bytes; keeps every leaf on its own cache line
-
-
-def segment_prefix(pid: int | None = None) -> str:
-    """The name prefix of the segments created by process ``pid`` (default: this one)."""
-    return f"{SEGMENT_PREFIX}{os.getpid() if pid is None else pid}_"
 
 
 def batch_layout(batch_space: Space[Any]) -> tuple[Layout, int] | None:
@@ -65,9 +59,9 @@ def batch_layout(batch_space: Space[Any]) -> tuple[Layout, int] | None:
 
 
 def create_segment(size: int) -> SharedMemory:
-    """A new segment named after this process, so leaks are easy to attribute."""
+    """A new segment named ``sekai_<pid>_<random>``, so a leak is easy to attribute."""
     while True:
-        name = f"{segment_prefix()}{secrets.token_hex(6)}"
+        name = f"sekai_{os.getpid()}_{secrets.token_hex(6)}"
         try:
             return SharedMemory(name=name, create=True, size=size)
         except FileExistsError:
