@@ -229,7 +229,7 @@ class WorkerPool:
     def _await_closed(self, handle: _Handle, deadline: float) -> ErrorReport | None:
         """Skip stale replies until the worker confirms it closed its sub-envs, or time is up."""
         try:
-            while wait([handle.channel], max(0.0, deadline - time.monotonic())):
+            while wait([handle.channel.sock], max(0.0, deadline - time.monotonic())):
                 status, value = pickle.loads(handle.channel.recv())
                 if status == "closed":
                     return value
