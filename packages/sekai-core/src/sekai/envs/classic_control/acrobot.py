@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._options import uniform_bounds
+from sekai.envs.classic_control._common import FloatState, uniform_bounds
 from sekai.spaces import Box, Discrete
 
 _State = tuple[float, float, float, float]
@@ -38,21 +37,13 @@ class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
     max_vel_2 = 9 * math.pi
     torques = (-1.0, 0.0, 1.0)
 
+    state = FloatState("theta1", "theta2", "theta1_dot", "theta2_dot")
+
     def __init__(self) -> None:
         high = np.array([1.0, 1.0, 1.0, 1.0, self.max_vel_1, self.max_vel_2], np.float32)
         self.observation_space = Box(-high, high, dtype=np.float32)
         self.action_space = Discrete(3)
         self._state: _State | None = None
-
-    @property
-    def state(self) -> _State | None:
-        """(theta1, theta2, theta1_dot, theta2_dot) as floats; None before the first reset."""
-        return self._state
-
-    @state.setter
-    def state(self, value: Sequence[float]) -> None:
-        theta1, theta2, theta1_dot, theta2_dot = (float(v) for v in value)
-        self._state = (theta1, theta2, theta1_dot, theta2_dot)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._options import uniform_bounds
+from sekai.envs.classic_control._common import FloatState, uniform_bounds
 from sekai.spaces import Box, Discrete
 
 
@@ -32,6 +31,8 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
     force_mag = 10.0
     tau = 0.02  # seconds per step (explicit Euler)
 
+    state = FloatState("x", "x_dot", "theta", "theta_dot")
+
     def __init__(self) -> None:
         self.total_mass = self.masspole + self.masscart
         self.polemass_length = self.masspole * self.length
@@ -45,16 +46,6 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         self.action_space = Discrete(2)
         self._state: tuple[float, float, float, float] | None = None
         self._steps_after_termination: int | None = None
-
-    @property
-    def state(self) -> tuple[float, float, float, float] | None:
-        """(x, x_dot, theta, theta_dot) as floats; None before the first reset."""
-        return self._state
-
-    @state.setter
-    def state(self, value: Sequence[float]) -> None:
-        x, x_dot, theta, theta_dot = (float(v) for v in value)
-        self._state = (x, x_dot, theta, theta_dot)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._options import uniform_bounds
+from sekai.envs.classic_control._common import FloatState, uniform_bounds
 from sekai.spaces import Box, Discrete
 
 
@@ -30,6 +29,8 @@ class MountainCarEnv(Env[np.ndarray, int | np.integer[Any]]):
     force = 0.001
     gravity = 0.0025
 
+    state = FloatState("position", "velocity")
+
     def __init__(self, goal_velocity: float = 0.0) -> None:
         self.goal_velocity = goal_velocity
         self.observation_space = Box(
@@ -39,16 +40,6 @@ class MountainCarEnv(Env[np.ndarray, int | np.integer[Any]]):
         )
         self.action_space = Discrete(3)
         self._state: tuple[float, float] | None = None
-
-    @property
-    def state(self) -> tuple[float, float] | None:
-        """(position, velocity) as floats; None before the first reset."""
-        return self._state
-
-    @state.setter
-    def state(self, value: Sequence[float]) -> None:
-        position, velocity = (float(v) for v in value)
-        self._state = (position, velocity)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._options import reset_options
+from sekai.envs.classic_control._common import FloatState, reset_options
 from sekai.spaces import Box
 
 
@@ -29,22 +28,14 @@ class PendulumEnv(Env[np.ndarray, np.ndarray]):
     m = 1.0
     l = 1.0  # noqa: E741 - the pendulum's length, named as in the physics
 
+    state = FloatState("theta", "theta_dot")
+
     def __init__(self, g: float = 10.0) -> None:
         self.g = g
         high = np.array([1.0, 1.0, self.max_speed], np.float32)
         self.observation_space = Box(-high, high, dtype=np.float32)
         self.action_space = Box(-self.max_torque, self.max_torque, shape=(1,), dtype=np.float32)
         self._state: tuple[float, float] | None = None
-
-    @property
-    def state(self) -> tuple[float, float] | None:
-        """(theta, theta_dot) as floats; None before the first reset."""
-        return self._state
-
-    @state.setter
-    def state(self, value: Sequence[float]) -> None:
-        theta, theta_dot = (float(v) for v in value)
-        self._state = (theta, theta_dot)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

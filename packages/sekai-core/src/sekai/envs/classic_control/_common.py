@@ -1,0 +1,56 @@
+"""What the classic-control envs share: their ``state`` attribute and their reset options."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, overload
+
+
+class FloatState:
+    """An env's ``state``: a tuple of floats named by ``names``; None before the first reset.
+
+    It reads and writes the env's ``_state``, which ``step`` uses directly, so the hot path pays
+    nothing for the descriptor. Assigning accepts any sequence of numbers of the right length.
+    """
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+        self.__doc__ = f"({', '.join(names)}) as floats; None before the first reset."
+
+    @overload
+    def __get__(self, env: None, owner: type) -> FloatState: ...
+    @overload
+    def __get__(self, env: object, owner: type | None = None) -> tuple[float, ...] | None: ...
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        return self if env is None else env._state
+
+    def __set__(self, env: Any, value: Sequence[float]) -> None:
+        state = tuple(map(float, value))
+        if len(state) != len(self.names):
+            raise ValueError(
+                f"state must be {len(self.names)} numbers ({', '.join(self.names)}), "
+                f"got {len(state)}"
+            )
+        env._state = state
+
+
+def reset_options(options: dict[str, Any] | None, **defaults: float) -> dict[str, float]:
+    """The options ``reset`` accepts, as floats, with ``defaults`` for those not given."""
+    if options is None:
+        return defaults
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise ValueError(f"unknown reset options {unknown}; this env accepts {sorted(defaults)}")
+    values = {**defaults, **options}
+    try:
+        return {name: float(value) for name, value in values.items()}
+    except (TypeError, ValueError):
+        raise ValueError(f"reset options must be numbers, got {options!r}") from None
+
+
+def uniform_bounds(options: dict[str, Any] | None, low: float, high: float) -> tuple[float, float]:
+    """The ``low``/``high`` reset options (defaults ``low`` and ``high``), checked for order."""
+    bounds = reset_options(options, low=low, high=high)
+    if bounds["low"] > bounds["high"]:
+        raise ValueError(f"reset option low={bounds['low']} must not exceed high={bounds['high']}")
+    return bounds["low"], bounds["high"]
