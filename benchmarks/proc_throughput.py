@@ -13,24 +13,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
-
-Step = Callable[[Any], Any]
-
-
-def _rate(step: Step, actions: np.ndarray, seconds: float) -> float:
-    """Env steps per second over at least ``seconds``."""
-    steps = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        for batch in actions:
-            step(batch)
-        steps += len(actions)
-    return steps * actions.shape[1] / elapsed
+from _timing import Step, race
 
 
 @contextlib.contextmanager
@@ -105,15 +91,7 @@ def main() -> None:
     if _sb3_installed():
         backends["SB3 SubprocVecEnv"] = sb3_subproc(n)
 
-    best = dict.fromkeys(backends, 0.0)
-    with contextlib.ExitStack() as stack:
-        steps = {name: stack.enter_context(backend) for name, backend in backends.items()}
-        for step in steps.values():
-            _rate(step, actions[:50], 0.0)  # warm up
-        for _ in range(args.rounds):
-            for name, step in steps.items():
-                best[name] = max(best[name], _rate(step, actions, args.seconds))
-
+    best = race(backends, actions, args.seconds, args.rounds)
     proc = best[proc_name]
     print(f"CartPole-v1, {n} sub-envs, random actions, env steps per second (best of rounds)")
     print(f"{'backend':<48} {'steps/s':>10} {'ProcVecEnv is':>14}")

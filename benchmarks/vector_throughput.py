@@ -22,43 +22,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from _timing import Step, race
 
 import sekai
-
-Step = Callable[[Any], Any]
-
-
-def _rate(step: Step, actions: np.ndarray, seconds: float) -> float:
-    """Env steps per second over at least ``seconds``."""
-    steps = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        for batch in actions:
-            step(batch)
-        steps += len(actions)
-    return steps * actions.shape[1] / elapsed
-
-
-def _race(
-    backends: dict[str, contextlib.AbstractContextManager[Step]],
-    actions: np.ndarray,
-    seconds: float,
-    rounds: int,
-) -> dict[str, float]:
-    best = dict.fromkeys(backends, 0.0)
-    with contextlib.ExitStack() as stack:
-        steps = {name: stack.enter_context(backend) for name, backend in backends.items()}
-        for step in steps.values():
-            _rate(step, actions[:20], 0.0)  # warm up
-        for _ in range(rounds):
-            for name, step in steps.items():
-                best[name] = max(best[name], _rate(step, actions, seconds))
-    return best
 
 
 def _print(title: str, best: dict[str, float], reference: str) -> None:
@@ -157,7 +127,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
 
     actions = rng.integers(0, 2, size=(200, 16))
-    best = _race(
+    best = race(
         {"gymnasium SyncVectorEnv": gymnasium_sync(16), "sekai SyncVecEnv": sekai_sync(16)},
         actions,
         args.seconds,
@@ -174,7 +144,7 @@ def main() -> None:
         }
         if _sb3_installed():
             backends["SB3 SubprocVecEnv"] = sb3_subproc(16)
-        best = _race(backends, actions, args.seconds, args.rounds)
+        best = race(backends, actions, args.seconds, args.rounds)
         _print(
             "(b) CartPole-v1, 16 sub-envs, worker processes",
             best,
@@ -184,7 +154,7 @@ def main() -> None:
             print("  (SB3 SubprocVecEnv not run: stable-baselines3 is not installed)\n")
 
     actions = rng.integers(0, 2, size=(200, 1024))
-    best = _race(
+    best = race(
         {
             "bare numpy loop": bare_loop(1024),
             "sekai NativeVecEnv (DriftVecEnv)": sekai_native(1024),
