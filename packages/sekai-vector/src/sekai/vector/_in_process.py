@@ -6,7 +6,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sekai.core import Env
-from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset, _prepare_env
+from sekai.vector.base import (
+    AutoresetMode,
+    VecEnv,
+    _check_autoreset,
+    _check_env_fns,
+    _prepare_env,
+)
 
 
 class _InProcessVecEnv(VecEnv):
@@ -50,14 +56,7 @@ def _build_envs(
     env_fns: Iterable[Callable[[], Env[Any, Any]]], autoreset: AutoresetMode
 ) -> list[Env[Any, Any]]:
     """Call every factory and prepare its env; close the ones built so far if one fails."""
-    env_fns = list(env_fns)
-    if not env_fns:
-        raise ValueError("a VecEnv needs at least one env factory, got none")
-    for fn in env_fns:
-        if not callable(fn):
-            raise TypeError(
-                f"env_fns must be zero-argument callables that build envs, got {type(fn).__name__}"
-            )
+    env_fns = _check_env_fns(env_fns)
     envs: list[Env[Any, Any]] = []
     try:
         for fn in env_fns:

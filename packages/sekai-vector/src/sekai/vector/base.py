@@ -19,7 +19,7 @@ with :func:`_stack_reset_results` / :func:`_stack_step_results`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -240,6 +240,21 @@ class VecEnv:
 def _check_autoreset(autoreset: object) -> None:
     if autoreset is not True and autoreset is not False and autoreset != "next_step":
         raise ValueError(f'autoreset must be True, False or "next_step", got {autoreset!r}')
+
+
+def _check_env_fns(
+    env_fns: Iterable[Callable[[], Env[Any, Any]]],
+) -> list[Callable[[], Env[Any, Any]]]:
+    """``env_fns`` as a list: at least one factory, each callable."""
+    env_fns = list(env_fns)
+    if not env_fns:
+        raise ValueError("a VecEnv needs at least one env factory, got none")
+    for fn in env_fns:
+        if not callable(fn):
+            raise TypeError(
+                f"env_fns must be zero-argument callables that build envs, got {type(fn).__name__}"
+            )
+    return env_fns
 
 
 def _child_seed(seed_sequence: np.random.SeedSequence) -> int:

@@ -21,7 +21,13 @@ import numpy as np
 from sekai.core import Env
 from sekai.vector import _shared_memory
 from sekai.vector._worker_pool import ProcessContext, WorkerPool, _worker_error
-from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset, _stack_observations
+from sekai.vector.base import (
+    AutoresetMode,
+    VecEnv,
+    _check_autoreset,
+    _check_env_fns,
+    _stack_observations,
+)
 from sekai.vector.results import VecResetResult, VecStepResult
 
 __all__ = ["ProcVecEnv"]
@@ -235,18 +241,6 @@ def _get_context(method: str | None) -> ProcessContext:
     if context.get_start_method() == "forkserver":
         context.set_forkserver_preload(_FORKSERVER_PRELOAD)
     return context
-
-
-def _check_env_fns(env_fns: Iterable[Callable[[], Env[Any, Any]]]) -> list[Callable[[], Any]]:
-    env_fns = list(env_fns)
-    if not env_fns:
-        raise ValueError("a VecEnv needs at least one env factory, got none")
-    for fn in env_fns:
-        if not callable(fn):
-            raise TypeError(
-                f"env_fns must be zero-argument callables that build envs, got {type(fn).__name__}"
-            )
-    return env_fns
 
 
 def _check_close_timeout(close_timeout: float) -> None:
