@@ -243,3 +243,27 @@ def test_equality_has_no_side_effects_on_the_generator() -> None:
     for _ in range(3):
         assert space == twin and space == sekai.Dict(a=sekai.Discrete(100))
     assert space.sample() == sekai.Dict(a=sekai.Discrete(100), seed=3).sample()
+
+
+@pytest.mark.parametrize(
+    ("space", "x"),
+    [
+        (sekai.Discrete(3), -1),  # would index from the end: the one-hot of 2
+        (sekai.Discrete(3, start=-1), 2),
+        (sekai.MultiDiscrete([2, 3]), [2, 0]),  # would set the next entry's first slot
+        (sekai.MultiDiscrete([2, 3]), [0, -1]),
+        (sekai.MultiDiscrete([2, 3]), [0, 1, 1]),
+        (sekai.Box(0.0, 1.0, shape=(3,)), [0.5, 0.5]),  # would give a vector of the wrong length
+        (sekai.Box(0.0, 1.0, shape=(2, 2)), np.zeros(4)),
+        (sekai.MultiBinary(3), [1, 0]),
+    ],
+)
+def test_flatten_rejects_values_outside_the_space_layout(space, x) -> None:
+    with pytest.raises(ValueError, match=type(space).__name__):
+        flatten(space, x)
+
+
+def test_flatten_of_a_dict_with_a_bad_part_names_the_part_space() -> None:
+    space = sekai.Dict(prices=sekai.Box(-1.0, 1.0, shape=(2,)), regime=sekai.Discrete(3))
+    with pytest.raises(ValueError, match="Discrete"):
+        flatten(space, {"prices": np.zeros(2, np.float32), "regime": 3})

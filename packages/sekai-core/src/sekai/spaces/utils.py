@@ -94,21 +94,32 @@ def flatten(space: Space[Any], x: Any) -> NDArray[np.float32]:
 @flatten.register(Box)
 @flatten.register(MultiBinary)
 def _flatten_array(space: Box | MultiBinary, x: Any) -> NDArray[np.float32]:
-    return np.asarray(x, dtype=np.float32).ravel()
+    array = np.asarray(x, dtype=np.float32)
+    if array.shape != space.shape:  # raveled, it would silently shift every later part
+        raise ValueError(f"cannot flatten a value of shape {array.shape} as an element of {space}")
+    return array.ravel()
 
 
 @flatten.register(Discrete)
 def _flatten_discrete(space: Discrete, x: Any) -> NDArray[np.float32]:
+    index = int(x) - space.start
+    if not 0 <= index < space.n:  # a negative index would set a slot counted from the end
+        raise ValueError(f"cannot flatten {x!r}: it is not an element of {space}")
     onehot = np.zeros(space.n, np.float32)
-    onehot[int(x) - space.start] = 1.0
+    onehot[index] = 1.0
     return onehot
 
 
 @flatten.register(MultiDiscrete)
 def _flatten_multi_discrete(space: MultiDiscrete, x: Any) -> NDArray[np.float32]:
+    nvec = space.nvec.ravel()
+    values = np.asarray(x)
+    # an index out of its entry's range would set a slot of a neighbouring entry
+    indices = values - space.start if values.shape == space.shape else None
+    if indices is None or not ((indices >= 0) & (indices < space.nvec)).all():
+        raise ValueError(f"cannot flatten {x!r}: it is not an element of {space}")
     onehot = np.zeros(flatdim(space), np.float32)
-    offsets = np.cumsum(space.nvec.ravel()) - space.nvec.ravel()
-    onehot[offsets + (np.asarray(x) - space.start).ravel()] = 1.0
+    onehot[np.cumsum(nvec) - nvec + indices.ravel()] = 1.0
     return onehot
 
 
