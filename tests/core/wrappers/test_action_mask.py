@@ -73,3 +73,17 @@ def test_needs_a_mask_method_and_a_free_key():
         ActionMaskObservation(
             MaskedEnv(sekai.Dict({"prices": OBS}), sekai.Discrete(2)), key="prices"
         )
+
+
+def test_a_padded_multi_discrete_mask_becomes_one_mask_per_entry():
+    """MultiDiscrete masks may be one array padded to max(nvec); the padding is not part of
+    the observation, which must stay in its (Tuple of MultiBinary) space."""
+
+    class PaddedMasked(SampleEnv):
+        def action_mask(self):
+            return np.array([[0, 1, 1], [1, 0, 1]], np.int8)  # entry 0 has 2 values: pad ignored
+
+    env = ActionMaskObservation(PaddedMasked(OBS, sekai.MultiDiscrete([2, 3])))
+    observation = env.reset(seed=0).observation
+    assert observation in env.observation_space
+    assert [mask.tolist() for mask in observation["action_mask"]] == [[0, 1], [1, 0, 1]]

@@ -71,20 +71,28 @@ class ActionMaskObservation(ObservationWrapper[dict[str, Any], ActType]):
         else:
             self.observation_space = Dict({"observation": space, key: mask_space})
         self.key = key
-        self._mask_space = mask_space
         self._merge = isinstance(space, Dict)
 
     def observation(self, observation: Any) -> dict[str, Any]:
-        mask = _as_mask(self._mask_space, get_action_mask(self.env))
+        mask = _as_mask(self.env.action_space, get_action_mask(self.env))
         if self._merge:
             return {**copy.deepcopy(observation), self.key: mask}
         return {"observation": copy.deepcopy(observation), self.key: mask}
 
 
-def _as_mask(space: Space[Any], mask: Any) -> Any:
-    """A fresh copy of ``mask`` with arrays of the mask space's dtypes (lists are accepted)."""
-    if isinstance(space, Dict):
-        return {key: _as_mask(sub, mask[key]) for key, sub in space.items()}
-    if isinstance(space, Tuple):
-        return tuple(_as_mask(space[i], mask[i]) for i in range(len(space)))
-    return np.array(mask, space.dtype)
+def _as_mask(action_space: Space[Any], mask: Any) -> Any:
+    """A fresh copy of ``mask`` for ``action_space``, in :func:`action_mask_space`'s format.
+
+    Lists are accepted, and a MultiDiscrete mask given as one array padded to ``max(nvec)``
+    becomes one mask per entry without the padding.
+    """
+    if isinstance(action_space, Dict):
+        return {key: _as_mask(sub, mask[key]) for key, sub in action_space.items()}
+    if isinstance(action_space, Tuple):
+        return tuple(_as_mask(action_space[i], mask[i]) for i in range(len(action_space)))
+    if isinstance(action_space, MultiDiscrete):
+        if isinstance(mask, tuple):
+            return tuple(np.array(entry, np.int8) for entry in mask)
+        padded = np.asarray(mask)
+        return tuple(np.array(padded[i, :n], np.int8) for i, n in enumerate(action_space.nvec))
+    return np.array(mask, np.int8)  # every other mask space holds int8
