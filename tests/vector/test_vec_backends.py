@@ -109,6 +109,15 @@ def test_a_list_of_seeds_seeds_each_sub_env(backend):
             vec.reset(seed=1.5)
 
 
+def test_negative_seeds_are_rejected_before_any_sub_env_is_reset(backend):
+    with walk_envs(backend) as vec:
+        vec.reset(seed=[1, 2, 3])
+        for seed in (-1, [1, -2, 3]):
+            with pytest.raises(ValueError, match="non-negative"):
+                vec.reset(seed=seed)
+        assert vec.get_attr("resets") == [1, 1, 1]
+
+
 def test_no_seed_continues_each_stream(backend):
     with walk_envs(backend) as vec:
         vec.reset(seed=3)
@@ -193,6 +202,13 @@ def test_bad_autoreset_and_factories_are_rejected(backend):
         backend([WalkEnv()])
     with pytest.raises(TypeError, match=r"must return a sekai\.Env"):
         backend([lambda: "not an env"])
+
+
+def test_a_factory_that_returns_the_same_env_twice_is_rejected(backend):
+    shared = WalkEnv()  # two "sub-envs" stepping one env would silently double its steps
+    with pytest.raises(ValueError, match="same env object"):
+        backend([lambda: shared, lambda: WalkEnv(), lambda: shared])
+    assert shared.closed
 
 
 class _WideWalkEnv(WalkEnv):

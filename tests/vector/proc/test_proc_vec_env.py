@@ -287,6 +287,15 @@ def test_a_failing_factory_raises_with_its_rank_and_leaves_nothing_behind() -> N
     assert not multiprocessing.active_children()
 
 
+def test_factories_sharing_one_env_in_a_worker_are_refused_as_in_sync() -> None:
+    shared = CounterEnv()  # pickled once with the worker's slice, so both would step one env
+    with pytest.raises(VecEnvWorkerError) as caught:
+        ProcVecEnv([lambda: shared, lambda: shared], num_workers=1)
+    assert (caught.value.rank, caught.value.exc_type) == (1, "ValueError")
+    assert "same env object" in str(caught.value)
+    assert not multiprocessing.active_children()
+
+
 def test_sub_envs_must_agree_on_their_spaces() -> None:
     class Other(CounterEnv):
         def __init__(self) -> None:

@@ -11,6 +11,7 @@ from sekai.vector.base import (
     VecEnv,
     _check_autoreset,
     _check_env_fns,
+    _check_new_env,
     _prepare_env,
 )
 
@@ -58,9 +59,12 @@ def _build_envs(
     """Call every factory and prepare its env; close the ones built so far if one fails."""
     env_fns = _check_env_fns(env_fns)
     envs: list[Env[Any, Any]] = []
+    seen: set[int] = set()
     try:
         for fn in env_fns:
-            envs.append(_prepare_env(fn(), autoreset))
+            env = _prepare_env(fn(), autoreset)
+            _check_new_env(env, seen)
+            envs.append(env)
     except BaseException:
         _close_all(envs, raise_first=False)
         raise

@@ -27,7 +27,7 @@ import numpy as np
 
 from sekai.vector import _shared_memory
 from sekai.vector._channel import Channel
-from sekai.vector.base import _prepare_env
+from sekai.vector.base import _check_new_env, _prepare_env
 
 _PARENT_POLL_SECONDS = 0.5
 _SPIN_SECONDS = 100e-6  # see _await_command
@@ -41,8 +41,11 @@ def run(channel: Channel, payload: bytes, first_rank: int, parent_pid: int) -> N
     worker = _Worker(first_rank)
     try:
         env_fns, autoreset = pickle.loads(payload)
+        seen: set[int] = set()
         for env_fn in env_fns:
-            worker.envs.append(_prepare_env(env_fn(), autoreset))
+            env = _prepare_env(env_fn(), autoreset)
+            _check_new_env(env, seen)
+            worker.envs.append(env)
             worker.rank += 1
         spaces = [(env.observation_space, env.action_space) for env in worker.envs]
         reply = ("ok", cloudpickle.dumps(spaces))

@@ -178,6 +178,7 @@ class VecEnv:
         if seed is None:
             return [None] * n
         if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+            _check_non_negative(seed)
             return [_child_seed(child) for child in np.random.SeedSequence(int(seed)).spawn(n)]
         if isinstance(seed, list | tuple | np.ndarray):
             if len(seed) != n:
@@ -185,6 +186,8 @@ class VecEnv:
             for s in seed:
                 if s is not None and (isinstance(s, bool) or not isinstance(s, int | np.integer)):
                     raise TypeError(f"each seed must be an int or None, got {type(s).__name__}")
+                if s is not None:  # checked here, before any sub-env is reset with its seed
+                    _check_non_negative(s)
             return [None if s is None else int(s) for s in seed]
         raise TypeError(
             f"seed must be an int, a list of {n} ints or None, got {type(seed).__name__}"
@@ -255,6 +258,26 @@ def _check_env_fns(
                 f"env_fns must be zero-argument callables that build envs, got {type(fn).__name__}"
             )
     return env_fns
+
+
+def _check_non_negative(seed: int | np.integer[Any]) -> None:
+    if seed < 0:
+        raise ValueError(f"seeds must be non-negative ints or None, got {seed}")
+
+
+def _check_new_env(env: Env[Any, Any], seen: set[int]) -> None:
+    """ValueError when ``env`` is (or wraps) the same env object as an earlier sub-env.
+
+    ``seen`` holds the ids of the earlier sub-envs' unwrapped envs; ``env``'s is added.
+    """
+    base = id(env.unwrapped)
+    if base in seen:
+        raise ValueError(
+            "two sub-envs are (or wrap) the same env object, so one env would be stepped "
+            "several times per step: each factory must build a new env, e.g. "
+            "lambda: sekai.make(id), not lambda: env"
+        )
+    seen.add(base)
 
 
 def _child_seed(seed_sequence: np.random.SeedSequence) -> int:
