@@ -126,3 +126,8 @@ def test_proc_mode_ships_the_sub_env_factories_to_workers():
         assert type(vec).__name__ == "ProcVecEnv" and vec.num_workers == 1
         assert vec.get_attr("max_episode_steps") == [500, 500]
         assert vec.reset(seed=0).observations.shape == (2, 4)
+
+
+def test_num_envs_may_be_a_numpy_integer_as_for_every_vec_env():
+    with make_vec("CartPole-v1", num_envs=np.int64(2)) as vec:  # e.g. read from a config array
+        assert vec.num_envs == 2 and type(vec.num_envs) is int

@@ -6,6 +6,8 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
+
 from sekai.core import Env
 from sekai.registration import EnvSpec, load_entry_point, make, spec
 from sekai.vector.base import VecEnv
@@ -43,10 +45,11 @@ def make_vec(
     if vectorization_mode not in _MODES:
         allowed = ", ".join(repr(mode) for mode in _MODES)
         raise ValueError(f"vectorization_mode must be one of {allowed}, got {vectorization_mode!r}")
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int):
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
         raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
     if num_envs < 1:
         raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+    num_envs = int(num_envs)
     wrappers = list(wrappers or [])
     for wrapper in wrappers:
         if not callable(wrapper):
