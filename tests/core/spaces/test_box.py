@@ -184,3 +184,9 @@ def test_equality_compares_bounds_shape_and_dtype() -> None:
     assert space != sekai.Box(0.0, 2.0, shape=(2,))
     assert space != sekai.Box(0.0, 1.0, shape=(2,), dtype=np.float64)
     assert space != "Box"
+
+
+@pytest.mark.parametrize("shape", [(2.5,), (2, 1.5), "ab", (True,), 2.0])
+def test_shapes_that_are_not_integers_are_a_type_error(shape) -> None:
+    with pytest.raises(TypeError, match="Box shape"):  # (2.5,) used to become (2,)
+        sekai.Box(0.0, 1.0, shape=shape)

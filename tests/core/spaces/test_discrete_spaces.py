@@ -70,6 +70,9 @@ def test_multi_discrete_sample_and_repr() -> None:
         ({"nvec": [3.0, 2.0]}, TypeError, "nvec"),
         ({"nvec": [3, 2], "start": [0]}, ValueError, "start has shape"),
         ({"nvec": [3, 2], "dtype": np.float32}, TypeError, "integer dtype"),
+        # values the dtype cannot hold would wrap around: 300 as int8 is 44
+        ({"nvec": [300], "dtype": np.int8}, ValueError, "int8"),
+        ({"nvec": [3], "start": [-1], "dtype": np.uint8}, ValueError, "uint8"),
     ],
 )
 def test_multi_discrete_rejects_bad_arguments(kwargs, error, match) -> None:
@@ -90,3 +93,9 @@ def test_multi_binary_shapes_members_and_samples() -> None:
         sekai.MultiBinary(2.5)
     with pytest.raises(ValueError, match="non-negative"):
         sekai.MultiBinary((2, -1))
+
+
+@pytest.mark.parametrize("shape", [(2.5,), (2, 1.5), ("2",), (True, 2)])
+def test_multi_binary_refuses_shapes_that_are_not_integers(shape) -> None:
+    with pytest.raises(TypeError, match="MultiBinary"):  # (2.5,) used to become (2,)
+        sekai.MultiBinary(shape)

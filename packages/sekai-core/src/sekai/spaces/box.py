@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.spaces.space import Space, register_space_type
+from sekai.spaces.space import Space, check_shape, register_space_type
 
 # Bounds with more elements than this print summarised, numpy-style (first and last three).
 _REPR_MAX_ELEMENTS = 10
@@ -202,11 +202,7 @@ def _box_shape(
 ) -> tuple[int, ...]:
     """The explicit shape, or the shape of the array bounds (which must agree)."""
     if shape is not None:
-        if isinstance(shape, int | np.integer):
-            shape = (int(shape),)
-        shape = tuple(int(dim) for dim in shape)
-        if any(dim < 0 for dim in shape):
-            raise ValueError(f"Box shape must have non-negative dimensions, got {shape}")
+        shape = check_shape(shape, "Box shape")
     for name, bound in (("low", low), ("high", high)):
         if bound.ndim == 0:
             continue

@@ -7,22 +7,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.spaces.space import Space, check_mask_array, register_space_type
+from sekai.spaces.space import Space, check_mask_array, check_shape, register_space_type
 
 
 class MultiBinary(Space[NDArray[np.int8]]):
     """Arrays of 0/1 (int8); ``n`` is an int or a shape."""
 
     def __init__(self, n: int | tuple[int, ...] | list[int], seed: Any = None) -> None:
-        if isinstance(n, int | np.integer) and not isinstance(n, bool):
-            self.n: int | tuple[int, ...] = int(n)
-            shape: tuple[int, ...] = (self.n,)
-        elif isinstance(n, tuple | list | np.ndarray):
-            self.n = shape = tuple(int(dim) for dim in n)
-        else:
-            raise TypeError(f"MultiBinary n must be an int or a shape, got {n!r}")
-        if any(dim < 0 for dim in shape):
-            raise ValueError(f"MultiBinary shape must have non-negative dimensions, got {n}")
+        shape = check_shape(n, "MultiBinary n")
+        self.n: int | tuple[int, ...] = shape[0] if isinstance(n, int | np.integer) else shape
         super().__init__(shape, np.int8, seed)
 
     @property

@@ -139,6 +139,12 @@ def _integer_array(value: Any, name: str, dtype: np.dtype[Any]) -> NDArray[Any]:
     array = np.asarray(value)
     if array.size and array.dtype.kind not in "iu":
         raise TypeError(f"MultiDiscrete {name} must hold integers, got {value!r}")
+    info = np.iinfo(dtype)
+    if array.size and (array.min() < info.min or array.max() > info.max):  # astype would wrap
+        raise ValueError(
+            f"MultiDiscrete {name} {array.tolist()} does not fit its dtype {dtype} "
+            f"([{info.min}, {info.max}])"
+        )
     result = array.astype(dtype)
     result.setflags(write=False)
     return result

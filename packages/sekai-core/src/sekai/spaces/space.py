@@ -96,6 +96,28 @@ def _check_seed(seed: SeedType) -> int:
     return int(seed)
 
 
+def check_shape(shape: Any, name: str) -> tuple[int, ...]:
+    """``shape`` (an int or a sequence of ints) as a tuple of non-negative Python ints.
+
+    ``name`` says what is checked in messages, e.g. ``"Box shape"``. Floats are refused rather
+    than truncated, so a shape of (2.5,) cannot silently become (2,).
+    """
+    dims = (shape,) if isinstance(shape, int | np.integer) else shape
+    try:
+        dims = tuple(dims)
+    except TypeError:
+        dims = None
+    if (
+        dims is None
+        or isinstance(shape, str)
+        or any(isinstance(dim, bool) or not isinstance(dim, int | np.integer) for dim in dims)
+    ):
+        raise TypeError(f"{name} must be an int or a tuple of ints, got {shape!r}")
+    if any(dim < 0 for dim in dims):
+        raise ValueError(f"{name} must have non-negative dimensions, got {shape}")
+    return tuple(int(dim) for dim in dims)
+
+
 def sub_seeds(seed: SeedType, count: int) -> tuple[int, list[int]]:
     """The seed used for a composite space and the ``count`` seeds derived from it.
 
