@@ -142,6 +142,25 @@ def test_invalid_discrete_action_is_a_value_error(env_type: type, action: object
         env.step(action)
 
 
+@pytest.mark.parametrize("env_type", [PendulumEnv, MountainCarContinuousEnv], ids=_name)
+@pytest.mark.parametrize(
+    "action",
+    [
+        0.5,  # a bare float: the action space is Box(shape=(1,))
+        np.array([0.5, 1.5], np.float32),  # the second entry would be silently ignored
+        np.array([[0.5]], np.float32),
+        np.array([np.nan], np.float32),  # would turn the state into NaN for good
+    ],
+)
+def test_invalid_continuous_action_is_a_value_error(env_type: type, action: object) -> None:
+    env = env_type()
+    env.reset(seed=0)
+    state = env.state
+    with pytest.raises(ValueError, match="actions"):
+        env.step(action)
+    assert env.state == state
+
+
 @pytest.mark.parametrize("env_type", [CartPoleEnv, MountainCarEnv, AcrobotEnv], ids=_name)
 def test_discrete_actions_may_be_numpy_integers(env_type: type) -> None:
     env, other = env_type(), env_type()

@@ -1,9 +1,13 @@
-"""What the classic-control envs share: their ``state`` attribute and their reset options."""
+"""What the classic-control envs share: their ``state`` attribute, their reset options and the
+check of continuous actions."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, overload
+
+import numpy as np
 
 
 class FloatState:
@@ -54,3 +58,17 @@ def uniform_bounds(options: dict[str, Any] | None, low: float, high: float) -> t
     if bounds["low"] > bounds["high"]:
         raise ValueError(f"reset option low={bounds['low']} must not exceed high={bounds['high']}")
     return bounds["low"], bounds["high"]
+
+
+def continuous_action(action: Any, env: str) -> float:
+    """The number in a continuous action of shape (1,); ValueError for another shape or NaN.
+
+    Values outside the bounds are clipped by the env, as in gymnasium; a wrong shape or a NaN
+    would otherwise be used silently (only the first entry read, or a NaN state for good).
+    """
+    if np.shape(action) != (1,):
+        raise ValueError(f"{env} actions are arrays of shape (1,), got {action!r}")
+    value = float(action[0])
+    if math.isnan(value):
+        raise ValueError(f"{env} actions must not be NaN, got {action!r}")
+    return value

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._common import FloatState, uniform_bounds
+from sekai.envs.classic_control._common import FloatState, continuous_action, uniform_bounds
 from sekai.spaces import Box
 
 
@@ -56,7 +56,7 @@ class MountainCarContinuousEnv(Env[np.ndarray, np.ndarray]):
     def step(self, action: np.ndarray) -> StepResult:
         if self._state is None:
             raise RuntimeError("MountainCarContinuousEnv.step() called before reset()")
-        throttle = float(action[0])
+        throttle = continuous_action(action, "MountainCarContinuous")
         force = min(max(throttle, self.min_action), self.max_action)
         position, velocity = self._state
         velocity += force * self.power - 0.0025 * math.cos(3 * position)

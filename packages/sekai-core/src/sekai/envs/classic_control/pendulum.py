@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._common import FloatState, reset_options
+from sekai.envs.classic_control._common import FloatState, continuous_action, reset_options
 from sekai.spaces import Box
 
 
@@ -50,7 +50,8 @@ class PendulumEnv(Env[np.ndarray, np.ndarray]):
         if self._state is None:
             raise RuntimeError("PendulumEnv.step() called before reset()")
         theta, theta_dot = self._state
-        torque = min(max(float(action[0]), -self.max_torque), self.max_torque)
+        torque = continuous_action(action, "Pendulum")
+        torque = min(max(torque, -self.max_torque), self.max_torque)
         upright_angle = (theta + math.pi) % (2 * math.pi) - math.pi
         cost = upright_angle**2 + 0.1 * theta_dot**2 + 0.001 * torque**2
 
