@@ -84,6 +84,14 @@ def test_actions_as_array_or_list_and_wrong_counts(backend):
             vec.step([1, 1, 1, 1])
 
 
+@pytest.mark.parametrize("actions", [1, np.int64(1), np.array(1)])
+def test_a_single_action_instead_of_a_batch_names_the_problem(backend, actions):
+    with walk_envs(backend) as vec:
+        vec.reset(seed=0)
+        with pytest.raises(ValueError, match="one action per sub-env"):
+            vec.step(actions)
+
+
 def test_an_int_seed_spawns_independent_child_seeds(backend):
     with walk_envs(backend) as vec:
         noise = vec.reset(seed=7).observations[:, 1]

@@ -211,3 +211,11 @@ def test_arrays_returned_by_step_are_not_modified():
         assert vec.step(np.array([1, 1])).dones.all()
         vec.step(np.array([1, 1]))
         assert not vec.no_truncation.any()
+
+
+@pytest.mark.parametrize("actions", [1, np.int64(1), np.array(1)])
+def test_a_single_action_is_not_broadcast_to_every_sub_env(actions):
+    vec = DriftVecEnv(3)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match="one action per sub-env"):  # as on SyncVecEnv
+        vec.step(actions)

@@ -219,6 +219,11 @@ class VecEnv:
             # a batch of discrete actions becomes Python ints (cheap to make and to compare)
             discrete = actions.ndim == 1 and actions.dtype.kind in "biu"
             per_env = actions.tolist() if discrete else list(actions)
+        elif _is_single_value(actions):  # iterate() would fail on it with a bare TypeError
+            raise ValueError(
+                f"actions must hold one action per sub-env ({self.num_envs}), got the single "
+                f"value {actions!r}"
+            )
         else:
             per_env = list(iterate(self.action_space, actions))
         if len(per_env) != self.num_envs:
@@ -258,6 +263,11 @@ def _check_env_fns(
                 f"env_fns must be zero-argument callables that build envs, got {type(fn).__name__}"
             )
     return env_fns
+
+
+def _is_single_value(actions: Any) -> bool:
+    """True for a scalar (a number or a 0-d array), which is one action, not a batch."""
+    return not isinstance(actions, dict | tuple) and np.ndim(actions) == 0
 
 
 def _check_non_negative(seed: int | np.integer[Any]) -> None:

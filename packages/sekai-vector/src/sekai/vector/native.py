@@ -18,7 +18,7 @@ import numpy as np
 from sekai.core import ResetResult, RngMixin, StepResult
 from sekai.spaces import Space, concatenate, iterate
 from sekai.vector._lazy_infos import _LazyInfos
-from sekai.vector.base import AutoresetMode, OptionsArg, SeedArg, VecEnv
+from sekai.vector.base import AutoresetMode, OptionsArg, SeedArg, VecEnv, _is_single_value
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.wrappers import autoreset_result
 
@@ -188,7 +188,12 @@ class NativeVecEnv(RngMixin, VecEnv):
                     f"got {len(actions)}"
                 )
             return concatenate(self.action_space, actions)
-        if isinstance(actions, np.ndarray) and (actions.ndim == 0 or len(actions) != self.num_envs):
+        if _is_single_value(actions):  # array operations would broadcast it to every sub-env
+            raise ValueError(
+                f"actions must hold one action per sub-env ({self.num_envs}), got the single "
+                f"value {actions!r}"
+            )
+        if isinstance(actions, np.ndarray) and len(actions) != self.num_envs:
             raise ValueError(
                 f"actions must have a leading axis of num_envs ({self.num_envs}), "
                 f"got shape {actions.shape}"
