@@ -125,15 +125,33 @@ def test_normalize_observation_rejects_spaces_without_boxes():
         NormalizeObservation(SampleEnv(BOX), clip=0.0)
 
 
+def variance_with_prior(samples):
+    """Variance of the samples pooled with one pseudo-sample of mean 0 and variance 1."""
+    x = np.asarray(samples, np.float64)
+    mean = x.sum() / (len(x) + 1)
+    return (1.0 + (x**2).sum()) / (len(x) + 1) - mean**2
+
+
 def test_normalize_reward_divides_by_the_std_of_the_discounted_return():
     env = NormalizeReward(CountingEnv(terminate_after=3), gamma=0.5, epsilon=0.01)
     env.reset()
     rewards = [env.step(a).reward for a in (1.0, 2.0, 4.0)]
     returns = [1.0, 2.5, 5.25]  # G_t = 0.5 * G_{t-1} + r_t
-    expected = [r / np.sqrt(np.var(returns[: i + 1]) + 0.01) for i, r in enumerate([1.0, 2.0, 4.0])]
+    expected = [
+        r / np.sqrt(variance_with_prior(returns[: i + 1]) + 0.01)
+        for i, r in enumerate([1.0, 2.0, 4.0])
+    ]
     assert rewards == pytest.approx(expected)
     assert env.discounted_return == 0.0  # the episode ended
     assert env.return_rms.count == 3
+
+
+def test_normalize_reward_does_not_blow_up_the_first_rewards():
+    env = NormalizeReward(CountingEnv(), gamma=0.99)
+    env.reset()
+    first = env.step(-0.76).reward  # one return has no spread: the prior keeps the scale sane
+    assert first == pytest.approx(-0.76 / np.sqrt(variance_with_prior([-0.76]) + 1e-8))
+    assert 0.5 < abs(first) < 1.0
 
 
 def test_normalize_reward_freezes_and_validates():

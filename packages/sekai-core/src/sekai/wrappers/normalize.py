@@ -150,7 +150,8 @@ class NormalizeReward(Wrapper[ObsType, ActType]):
     """Divide rewards by the running standard deviation of the discounted return.
 
     The discounted return restarts with every episode; its statistics are ``return_rms``,
-    frozen by ``update_running_mean = False``.
+    frozen by ``update_running_mean = False``. They start from one pseudo-sample of variance 1,
+    so the first rewards of a run are not divided by the near-zero spread of one return.
     """
 
     def __init__(
@@ -161,7 +162,7 @@ class NormalizeReward(Wrapper[ObsType, ActType]):
         super().__init__(env)
         self.gamma = gamma
         self.epsilon = epsilon
-        self.return_rms = RunningMeanStd((), epsilon)
+        self.return_rms = RunningMeanStd((), epsilon, prior_weight=1.0)
         self.discounted_return = 0.0
         self.update_running_mean = True
 

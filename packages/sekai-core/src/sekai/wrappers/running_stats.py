@@ -7,6 +7,9 @@ pure: it reads the estimates and never changes them.
 - :class:`RunningMeanStd`: the mean and variance of every sample seen so far.
 - :class:`EWMMeanStd`: exponentially weighted, forgetting old samples with a half-life counted in
   samples; it starts as a plain running mean until it has seen ``halflife`` samples' worth.
+
+``prior_weight`` counts the starting estimates (mean 0, variance 1) as that many samples, so that
+the first few samples are not divided by a near-zero standard deviation.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ class MeanStd:
 
     kind: str
 
-    def __init__(self, shape: tuple[int, ...] = (), epsilon: float = 1e-8) -> None:
+    def __init__(
+        self, shape: tuple[int, ...] = (), epsilon: float = 1e-8, *, prior_weight: float = 0.0
+    ) -> None:
         self.shape = tuple(shape)
         self.epsilon = epsilon
+        self.prior_weight = prior_weight
         self.mean = np.zeros(self.shape, np.float64)
         self.var = np.ones(self.shape, np.float64)
         self.count = 0.0
@@ -88,7 +94,7 @@ class RunningMeanStd(MeanStd):
     kind = "running"
 
     def _batch_weight(self, n: int) -> float:
-        return n / (self.count + n)
+        return n / (self.prior_weight + self.count + n)
 
 
 class EWMMeanStd(MeanStd):
@@ -106,7 +112,7 @@ class EWMMeanStd(MeanStd):
 
     def _batch_weight(self, n: int) -> float:
         # the samples of one batch count as simultaneous; early on, fall back to the plain mean
-        return max(1.0 - 0.5 ** (n / self.halflife), n / (self.count + n))
+        return max(1.0 - 0.5 ** (n / self.halflife), n / (self.prior_weight + self.count + n))
 
 
 def make_mean_std(stats: str, shape: tuple[int, ...], epsilon: float, halflife: float) -> MeanStd:

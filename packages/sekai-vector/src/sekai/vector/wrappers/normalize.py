@@ -65,7 +65,7 @@ class VecNormalizeReward(VecWrapper):
         super().__init__(venv)
         self.gamma = gamma
         self.epsilon = epsilon
-        self.return_rms = RunningMeanStd((), epsilon)
+        self.return_rms = RunningMeanStd((), epsilon, prior_weight=1.0)
         self.discounted_returns = np.zeros(self.num_envs, dtype=np.float64)
         self.update_running_mean = True
 
