@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import numpy as np
 import pytest
 from vector_envs import CountingDriftVecEnv, CountingRows, DictObsEnv, DriftVecEnv, WalkEnv
@@ -269,3 +271,29 @@ def test_normalize_observation_on_dict_observations():
     position = result.observations["position"]
     assert position.dtype == np.float32 and position[:, 0].tolist() == sorted(position[:, 0])
     assert vec.observation_space["mode"] == sekai.Discrete(3)
+
+
+def test_a_wrapper_that_overrides_step_and_reset_keeps_them_under_async():
+    """Written against step/reset instead of the hooks, a vector wrapper must not be skipped
+    when it is driven through async_step/async_reset (it then blocks: over an AsyncVecEnv
+    inside a running loop that is refused with a RuntimeError rather than skipped)."""
+
+    class TenTimes(VecWrapper):
+        def reset(self, *, seed=None, options=None):
+            observations, infos = self.venv.reset(seed=seed, options=options)
+            return observations, [{**info, "ten": True} for info in infos]
+
+        def step(self, actions):
+            result = self.venv.step(actions)
+            return result._replace(rewards=result.rewards * 10)
+
+    vec = TenTimes(walks(2))
+
+    async def run():
+        reset = await vec.async_reset(seed=0)
+        return reset, await vec.async_step([1, 2])
+
+    reset, step = asyncio.run(run())
+    assert [info["ten"] for info in reset[1]] == [True, True]
+    assert step.rewards.tolist() == [10.0, 20.0]
+    vec.close()

@@ -149,6 +149,32 @@ def test_async_methods_run_the_same_hooks():
     assert result.observation.tolist() == [4.0] and result.reward == -2.0
 
 
+def test_a_wrapper_that_overrides_step_and_reset_keeps_them_under_async():
+    """Written gymnasium-style (overriding step/reset, not the hooks), a wrapper must not be
+    skipped by async_step/async_reset (as AsyncVecEnv calls them): Env's async methods default
+    to the sync ones."""
+
+    class ClockedStep(sekai.Wrapper):
+        def reset(self, *, seed=None, options=None):
+            observation, info = self.env.reset(seed=seed, options=options)
+            return sekai.ResetResult(observation, {**info, "clocked": True})
+
+        def step(self, action):
+            result = self.env.step(action * 10)
+            return result._replace(info={**result.info, "clocked": True})
+
+    env = CountingEnv()
+    wrapped = ClockedStep(env)
+
+    async def run():
+        reset = await wrapped.async_reset(seed=0)
+        return reset, await wrapped.async_step(1)
+
+    reset, step = asyncio.run(run())
+    assert reset.info["clocked"] and step.info["clocked"]
+    assert env.calls == [("reset", 0), ("step", 10)]
+
+
 def test_async_stays_concurrent_through_wrappers():
     log: list[str] = []
     envs = [PlusOne(Doubled(TimeLimit(SlowCountingEnv(name, log), 5))) for name in ("a", "b")]

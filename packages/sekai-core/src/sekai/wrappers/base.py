@@ -12,6 +12,7 @@ the result. :func:`run_plan` executes a plan synchronously, :func:`async_run_pla
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Generator
 from typing import Any, NamedTuple, TypeVar
 
@@ -62,6 +63,8 @@ class Wrapper(Env[ObsType, ActType]):
     async def async_reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> ResetResult:
+        if _overrides_only_sync(type(self), "reset"):  # as Env: default to the sync method
+            return self.reset(seed=seed, options=options)
         self.before_reset(seed, options)
         return self.after_reset(await self.env.async_reset(seed=seed, options=options))
 
@@ -69,6 +72,8 @@ class Wrapper(Env[ObsType, ActType]):
         return self.after_step(self.env.step(self.before_step(action)))
 
     async def async_step(self, action: ActType) -> StepResult:
+        if _overrides_only_sync(type(self), "step"):  # as Env: default to the sync method
+            return self.step(action)
         return self.after_step(await self.env.async_step(self.before_step(action)))
 
     def render(self) -> Any:
@@ -244,6 +249,18 @@ async def async_run_plan(env: Env[Any, Any], plan: Plan[_Result]) -> _Result:
             call = plan.send(await method(*call.args, **call.kwargs))
     except StopIteration as stop:
         return stop.value  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _overrides_only_sync(wrapper_type: type, method: str) -> bool:
+    """True when ``wrapper_type`` overrides ``method`` ("step"/"reset") but not its async twin.
+
+    Such a wrapper is written gymnasium-style, against ``step``/``reset`` rather than the hooks;
+    running the hooks around the inner env's async method would silently skip its override.
+    """
+    return getattr(wrapper_type, method) is not getattr(Wrapper, method) and getattr(
+        wrapper_type, f"async_{method}"
+    ) is getattr(Wrapper, f"async_{method}")
 
 
 def _check_single_agent_env(env: object) -> None:

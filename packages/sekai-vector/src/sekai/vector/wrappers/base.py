@@ -8,6 +8,7 @@ only use the public VecEnv API, so they work on native vector envs too.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,10 +67,14 @@ class VecWrapper(VecEnv):
     async def async_reset(
         self, *, seed: SeedArg = None, options: OptionsArg = None
     ) -> VecResetResult:
+        if _overrides_only_sync(type(self), "reset"):  # keep a reset() written without hooks
+            return self.reset(seed=seed, options=options)
         self.before_reset(seed, options)
         return self.after_reset(await self.venv.async_reset(seed=seed, options=options))
 
     async def async_step(self, actions: Any) -> VecStepResult:
+        if _overrides_only_sync(type(self), "step"):  # keep a step() written without hooks
+            return self.step(actions)
         return self.after_step(await self.venv.async_step(self.before_step(actions)))
 
     def get_attr(self, name: str) -> list[Any]:
@@ -200,6 +205,15 @@ class VecActionWrapper(VecWrapper):
 
     def before_step(self, actions: Any) -> Any:
         return self.action(actions)
+
+
+@functools.cache
+def _overrides_only_sync(wrapper_type: type, method: str) -> bool:
+    """True when ``wrapper_type`` overrides ``method`` ("step"/"reset") but not its async twin;
+    running the hooks around the wrapped VecEnv's async method would then skip the override."""
+    return getattr(wrapper_type, method) is not getattr(VecWrapper, method) and getattr(
+        wrapper_type, f"async_{method}"
+    ) is getattr(VecWrapper, f"async_{method}")
 
 
 def _finished_infos(result: VecStepResult) -> list[tuple[int, dict[str, Any]]]:
