@@ -176,6 +176,14 @@ def test_a_sub_env_already_in_autoreset_is_not_reset_twice(backend):
         assert "final_observation" not in result.infos[0]["final_info"]
 
 
+def test_next_step_autoreset_refuses_a_sub_env_that_already_resets_itself(backend):
+    # its AutoReset resets in the same step, the next-step layer would reset it once more
+    env = WalkEnv(2)
+    with pytest.raises(ValueError, match="AutoReset"):
+        backend([lambda: sekai.AutoReset(env)], autoreset="next_step")
+    assert env.closed
+
+
 def test_autoreset_false_leaves_finished_sub_envs_alone(backend):
     with walk_envs(backend, n=2, length=1, autoreset=False) as vec:
         vec.reset(seed=0)

@@ -305,7 +305,14 @@ def _prepare_env(env: Any, autoreset: AutoresetMode) -> Env[Any, Any]:
         return env if _has_layer(env, AutoReset) else AutoReset(env)
     if autoreset == "next_step":
         from sekai.vector._next_step_autoreset import _NextStepAutoReset
+        from sekai.wrappers import AutoReset
 
+        if _has_layer(env, AutoReset):  # reset in the same step, then once more in the next
+            env.close()
+            raise ValueError(
+                'autoreset="next_step" needs sub-envs that do not reset themselves; this one '
+                "is wrapped in AutoReset: drop that wrapper or use autoreset=True"
+            )
         return _NextStepAutoReset(env)
     return env
 
