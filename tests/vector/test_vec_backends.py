@@ -92,6 +92,21 @@ def test_a_single_action_instead_of_a_batch_names_the_problem(backend, actions):
             vec.step(actions)
 
 
+class _ArrayRewardEnv(WalkEnv):
+    """Returns its reward and flag as arrays of shape (1,), a common porting mistake."""
+
+    def step(self, action):
+        result = super().step(action)
+        return result._replace(reward=np.array([result.reward]), terminated=np.array([False]))
+
+
+def test_a_sub_env_returning_array_rewards_is_an_error_not_a_2d_batch(backend):
+    with backend([_ArrayRewardEnv, _ArrayRewardEnv]) as vec:
+        vec.reset(seed=0)
+        with pytest.raises(ValueError, match="scalar reward"):
+            vec.step([1, 1])  # would give rewards of shape (2, 1) and dones of shape (2, 2)
+
+
 def test_an_int_seed_spawns_independent_child_seeds(backend):
     with walk_envs(backend) as vec:
         noise = vec.reset(seed=7).observations[:, 1]

@@ -341,10 +341,21 @@ def _stack_reset_results(space: Space[Any], results: Sequence[ResetResult]) -> V
 
 def _stack_step_results(space: Space[Any], results: Sequence[StepResult]) -> VecStepResult:
     observations, rewards, terminated, truncated, infos = zip(*results, strict=True)
+    flags = {
+        "reward": np.array(rewards, dtype=np.float64),
+        "terminated": np.array(terminated, dtype=bool),
+        "truncated": np.array(truncated, dtype=bool),
+    }
+    for name, array in flags.items():  # an array per sub-env would broadcast in later math
+        if array.shape != (len(results),):
+            raise ValueError(
+                f"each sub-env's step() must return a scalar {name}, got values of shape "
+                f"{array.shape[1:]}"
+            )
     return VecStepResult(
         _stack_observations(space, observations),
-        np.array(rewards, dtype=np.float64),
-        np.array(terminated, dtype=bool),
-        np.array(truncated, dtype=bool),
+        flags["reward"],
+        flags["terminated"],
+        flags["truncated"],
         list(infos),
     )
