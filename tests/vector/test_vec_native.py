@@ -219,3 +219,16 @@ def test_a_single_action_is_not_broadcast_to_every_sub_env(actions):
     vec.reset(seed=0)
     with pytest.raises(ValueError, match="one action per sub-env"):  # as on SyncVecEnv
         vec.step(actions)
+
+
+class _ScalarFlagsDrift(DriftVecEnv):
+    def _step(self, actions):
+        rewards, terminated, _, infos = super()._step(actions)
+        return rewards[:, None], terminated, False, infos  # (N, 1) rewards, a bare False
+
+
+def test_step_hook_results_of_the_wrong_shape_are_named():
+    vec = _ScalarFlagsDrift(3)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match=r"of shape \(3,\), got shapes \(3, 1\), \(3,\) and \(\)"):
+        vec.step(np.array([1, 0, 1]))

@@ -103,6 +103,12 @@ class NativeVecEnv(RngMixin, VecEnv):
         rewards = np.asarray(rewards, dtype=np.float64)
         terminated = np.asarray(terminated, dtype=bool)
         truncated = np.asarray(truncated, dtype=bool)
+        if not rewards.shape == terminated.shape == truncated.shape == (n,):
+            raise ValueError(
+                f"{type(self).__name__}._step() must return rewards, terminated and truncated "
+                f"of shape ({n},), got shapes {rewards.shape}, {terminated.shape} and "
+                f"{truncated.shape}"
+            )
         self.elapsed_steps += 1
 
         replaced: np.ndarray | None = None  # rows whose info is a reset's, not the step's
