@@ -179,6 +179,19 @@ def test_unknown_json_is_a_value_error(data) -> None:
         space_from_jsonable(data)
 
 
+@pytest.mark.parametrize(
+    ("data", "missing"),
+    [
+        ({"type": "Discrete"}, "Discrete.*'n'"),
+        ({"type": "Box", "low": 0.0, "high": 1.0, "shape": [2]}, "Box.*'dtype'"),
+        ({"type": "Dict", "spaces": {"a": {"type": "MultiBinary"}}}, "MultiBinary.*'n'"),
+    ],
+)
+def test_json_missing_a_field_is_a_value_error_naming_it(data, missing) -> None:
+    with pytest.raises(ValueError, match=missing):  # not a bare KeyError
+        space_from_jsonable(data)
+
+
 class _Interval(sekai.Space[np.ndarray]):
     """A minimal custom space: one float in [0, 1], registering only what it needs."""
 

@@ -149,7 +149,10 @@ def space_from_jsonable(data: dict[str, Any]) -> Space[Any]:
         raise ValueError(
             f"unknown space type {data['type']!r}; registered types: {known}"
         ) from None
-    return from_jsonable(data)
+    try:
+        return from_jsonable(data)
+    except KeyError as error:
+        raise ValueError(f"{data['type']} JSON is missing the field {error}: {data!r}") from None
 
 
 def check_mask_array(mask: Any, shape: tuple[int, ...], space: str, values: str = "01") -> Any:
