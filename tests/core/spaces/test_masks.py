@@ -54,6 +54,8 @@ def test_multi_discrete_nested_mask_and_start() -> None:
         ((np.zeros(3, np.int8), np.ones(5, np.int8)), ValueError, r"no value for entry \(0,\)"),
         (np.ones((2, 4), np.int8), ValueError, r"shape \(2, 5\)"),
         (np.ones((2, 5), np.float64), TypeError, "dtype float64"),
+        # a list of per-entry masks (the format is a tuple) is not a ragged-array numpy error
+        ([np.ones(3, np.int8), np.ones(5, np.int8)], ValueError, r"shape \(2, 5\)"),
     ],
 )
 def test_multi_discrete_bad_masks(mask, error, match) -> None:

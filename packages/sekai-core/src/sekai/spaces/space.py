@@ -157,7 +157,10 @@ def space_from_jsonable(data: dict[str, Any]) -> Space[Any]:
 
 def check_mask_array(mask: Any, shape: tuple[int, ...], space: str, values: str = "01") -> Any:
     """``mask`` as an integer array of ``shape`` with entries among ``values`` ("01" or "-101")."""
-    array = np.asarray(mask)
+    try:
+        array = np.asarray(mask)
+    except ValueError:  # ragged nested lists
+        raise ValueError(f"{space} mask must be an array of shape {shape}, got {mask!r}") from None
     if array.dtype.kind not in "biu":
         raise TypeError(f"{space} mask must be an int8 or bool array, got dtype {array.dtype}")
     if array.shape != shape:
