@@ -86,6 +86,17 @@ def test_delay_zero_is_a_copy_of_the_current_observation():
     assert not np.shares_memory(observation, inner.observations[-1])
 
 
+def test_delay_reset_padding_repeats_the_first_observation():
+    inner = SampleEnv(COUNT)
+    env = DelayObservation(inner, 2, padding="reset")
+    observations = [env.reset(seed=0).observation] + [env.step(0).observation for _ in range(3)]
+    first, second = inner.observations[0], inner.observations[1]
+    assert [obs.tolist() for obs in observations] == [first.tolist()] * 3 + [second.tolist()]
+    assert not any(np.shares_memory(obs, first) for obs in observations)
+
+
 def test_delay_must_be_non_negative():
     with pytest.raises(ValueError, match="delay must be a non-negative int"):
         DelayObservation(_counting(), -1)
+    with pytest.raises(ValueError, match="padding"):
+        DelayObservation(_counting(), 1, padding="first")

@@ -45,19 +45,29 @@ class FrameStackObservation(ObservationWrapper[Any, ActType]):
 
 
 class DelayObservation(ObservationWrapper[Any, ActType]):
-    """Observe what the env showed ``delay`` steps ago; the first ``delay`` observations of an
-    episode are ``zero_sample(space)``."""
+    """Observe what the env showed ``delay`` steps ago.
 
-    def __init__(self, env: Env[Any, ActType], delay: int) -> None:
+    The first ``delay`` observations of an episode are ``zero_sample(space)``
+    (``padding="zeros"``) or copies of the episode's first observation (``padding="reset"``).
+    """
+
+    def __init__(self, env: Env[Any, ActType], delay: int, padding: str = "zeros") -> None:
         super().__init__(env)
         if isinstance(delay, bool) or not isinstance(delay, int) or delay < 0:
             raise ValueError(f"delay must be a non-negative int, got {delay!r}")
+        if padding not in _PADDINGS:
+            raise ValueError(f"padding must be one of {_PADDINGS}, got {padding!r}")
         self.delay = delay
+        self.padding = padding
         self._queue: deque[Any] = deque()
 
     def after_reset(self, result: ResetResult) -> ResetResult:
         self._queue.clear()
-        self._queue.extend(zero_sample(self.observation_space) for _ in range(self.delay))
+        for _ in range(self.delay):  # observation() hands out copies, so sharing one is safe
+            if self.padding == "zeros":
+                self._queue.append(zero_sample(self.observation_space))
+            else:
+                self._queue.append(result.observation)
         return super().after_reset(result)
 
     def observation(self, observation: Any) -> Any:
