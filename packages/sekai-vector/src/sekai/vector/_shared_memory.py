@@ -80,8 +80,16 @@ def views(segment: SharedMemory, layout: Layout) -> Any:
 
 
 def write(tree: Any, index: int, observation: Any) -> None:
-    """Store one sub-env's observation in row ``index`` of the batch."""
+    """Store one sub-env's observation in row ``index`` of the batch.
+
+    ValueError for an observation (part) whose shape is not the row's: numpy would broadcast it.
+    """
     if isinstance(tree, np.ndarray):
+        if np.shape(observation) != tree.shape[1:]:
+            raise ValueError(
+                f"an observation of shape {np.shape(observation)} does not fit the observation "
+                f"space's shape {tree.shape[1:]}"
+            )
         tree[index] = observation
     elif isinstance(tree, dict):
         for key, part in tree.items():

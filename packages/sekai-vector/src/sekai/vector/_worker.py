@@ -163,10 +163,15 @@ class _Worker:
         if self.observations is None:
             return observations
         if isinstance(self.observations, np.ndarray):
-            self.observations[self.first_rank : self.first_rank + len(observations)] = observations
-        else:
-            for index, observation in enumerate(observations, start=self.first_rank):
-                _shared_memory.write(self.observations, index, observation)
+            rows = self.observations[self.first_rank : self.first_rank + len(observations)]
+            shape = rows.shape[1:]
+            if all(getattr(observation, "shape", None) == shape for observation in observations):
+                rows[...] = observations  # the whole slice at once
+                return ()
+        # one by one, each shape checked (numpy would broadcast a wrong one into its row)
+        for index, observation in enumerate(observations, start=self.first_rank):
+            self.rank = index
+            _shared_memory.write(self.observations, index, observation)
         return ()
 
     def reset(self, data: tuple[list[int | None], list[dict[str, Any] | None]]) -> Any:
