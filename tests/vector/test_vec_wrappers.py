@@ -297,3 +297,8 @@ def test_a_wrapper_that_overrides_step_and_reset_keeps_them_under_async():
     assert [info["ten"] for info in reset[1]] == [True, True]
     assert step.rewards.tolist() == [10.0, 20.0]
     vec.close()
+
+
+def test_record_episode_statistics_refuses_a_tracker_that_is_not_one():
+    with pytest.raises(TypeError, match="EpisodeTracker"):  # not at the first episode's end
+        VecRecordEpisodeStatistics(walks(2), tracker={})

@@ -82,3 +82,5 @@ def test_clip_reward_errors():
         ClipReward(_env(None))
     with pytest.raises(ValueError, match="must not exceed"):
         ClipReward(_env(None), 1.0, 0.0)
+    with pytest.raises(ValueError, match="NaN"):  # max(reward, nan) would not clip at all
+        ClipReward(_env(None), float("nan"), 1.0)

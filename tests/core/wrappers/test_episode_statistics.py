@@ -66,6 +66,8 @@ def test_a_tracker_can_be_shared_between_envs():
     assert all(env.tracker is tracker for env in envs)
 
 
-def test_deque_size_is_validated():
+def test_deque_size_and_tracker_are_validated():
     with pytest.raises(ValueError, match="deque_size must be at least 1"):
         RecordEpisodeStatistics(CountingEnv(), deque_size=0)
+    with pytest.raises(TypeError, match="EpisodeTracker"):  # not at the first episode's end
+        RecordEpisodeStatistics(CountingEnv(), tracker=[])

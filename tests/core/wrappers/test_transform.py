@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from wrapper_envs import CountingEnv, SampleEnv
 
 import sekai
@@ -36,3 +37,9 @@ def test_transform_reward():
     env = TransformReward(CountingEnv(), lambda r: np.sign(r) * 0.5)
     env.reset()
     assert env.step(-3).reward == -0.5
+
+
+@pytest.mark.parametrize("wrapper", [TransformObservation, TransformAction, TransformReward])
+def test_fn_must_be_callable_when_the_wrapper_is_built(wrapper):
+    with pytest.raises(TypeError, match="fn must be callable"):  # not at the first reset/step
+        wrapper(CountingEnv(), 3)

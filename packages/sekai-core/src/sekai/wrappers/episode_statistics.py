@@ -65,6 +65,16 @@ class EpisodeTracker:
         return f"EpisodeTracker(num_episodes={self.num_episodes})"
 
 
+def make_tracker(tracker: EpisodeTracker | None, deque_size: int) -> EpisodeTracker:
+    """``tracker``, or a new one keeping ``deque_size`` episodes; TypeError for anything else
+    (which would otherwise fail only when the first episode ends)."""
+    if tracker is None:
+        return EpisodeTracker(deque_size)
+    if not isinstance(tracker, EpisodeTracker):
+        raise TypeError(f"tracker must be an EpisodeTracker or None, got {type(tracker).__name__}")
+    return tracker
+
+
 class RecordEpisodeStatistics(Wrapper[ObsType, ActType]):
     """Put ``info["episode"]``, an :class:`EpisodeStats`, on the step that ends an episode.
 
@@ -79,7 +89,7 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType]):
         deque_size: int = 100,
     ) -> None:
         super().__init__(env)
-        self.tracker = EpisodeTracker(deque_size) if tracker is None else tracker
+        self.tracker = make_tracker(tracker, deque_size)
         self._start_episode()
 
     def _start_episode(self) -> None:

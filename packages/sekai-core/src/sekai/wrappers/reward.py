@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from sekai.core import ActType, Env, ObsType
 from sekai.wrappers.base import RewardWrapper
 
@@ -17,6 +19,8 @@ class ClipReward(RewardWrapper[ObsType, ActType]):
     ) -> None:
         if min_reward is None and max_reward is None:
             raise ValueError("ClipReward needs min_reward, max_reward or both")
+        if any(bound is not None and math.isnan(bound) for bound in (min_reward, max_reward)):
+            raise ValueError("ClipReward bounds must not be NaN (they would clip nothing)")
         if min_reward is not None and max_reward is not None and min_reward > max_reward:
             raise ValueError(
                 f"min_reward must not exceed max_reward, got {min_reward} and {max_reward}"

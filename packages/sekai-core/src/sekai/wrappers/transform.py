@@ -20,7 +20,7 @@ class TransformObservation(ObservationWrapper[Any, ActType]):
         observation_space: Space[Any] | None = None,
     ) -> None:
         super().__init__(env)
-        self.fn = fn
+        self.fn = _check_callable(fn)
         if observation_space is not None:
             self.observation_space = observation_space
 
@@ -38,7 +38,7 @@ class TransformAction(ActionWrapper[ObsType, Any]):
         action_space: Space[Any] | None = None,
     ) -> None:
         super().__init__(env)
-        self.fn = fn
+        self.fn = _check_callable(fn)
         if action_space is not None:
             self.action_space = action_space
 
@@ -51,7 +51,14 @@ class TransformReward(RewardWrapper[ObsType, ActType]):
 
     def __init__(self, env: Env[ObsType, ActType], fn: Callable[[float], float]) -> None:
         super().__init__(env)
-        self.fn = fn
+        self.fn = _check_callable(fn)
 
     def reward(self, reward: float) -> float:
         return self.fn(reward)
+
+
+def _check_callable(fn: Any) -> Any:
+    """``fn``, or a TypeError now rather than at the first reset or step."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    return fn

@@ -9,7 +9,7 @@ import numpy as np
 from sekai.vector.base import OptionsArg, SeedArg, VecEnv
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.wrappers.base import VecWrapper, _finished_infos, _replace_infos
-from sekai.wrappers.episode_statistics import EpisodeStats, EpisodeTracker
+from sekai.wrappers.episode_statistics import EpisodeStats, EpisodeTracker, make_tracker
 
 
 class VecRecordEpisodeStatistics(VecWrapper):
@@ -25,7 +25,7 @@ class VecRecordEpisodeStatistics(VecWrapper):
         self, venv: VecEnv, tracker: EpisodeTracker | None = None, deque_size: int = 100
     ) -> None:
         super().__init__(venv)
-        self.tracker = EpisodeTracker(deque_size) if tracker is None else tracker
+        self.tracker = make_tracker(tracker, deque_size)
         n = self.num_envs
         self.episode_returns = np.zeros(n, dtype=np.float64)
         self.episode_lengths = np.zeros(n, dtype=np.int64)
