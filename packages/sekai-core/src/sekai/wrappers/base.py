@@ -12,7 +12,6 @@ the result. :func:`run_plan` executes a plan synchronously, :func:`async_run_pla
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Generator
 from typing import Any, NamedTuple, TypeVar
 
@@ -251,7 +250,6 @@ async def async_run_plan(env: Env[Any, Any], plan: Plan[_Result]) -> _Result:
         return stop.value  # type: ignore[no-any-return]
 
 
-@functools.cache
 def _overrides_only_sync(wrapper_type: type, method: str) -> bool:
     """True when ``wrapper_type`` overrides ``method`` ("step"/"reset") but not its async twin.
 

@@ -8,7 +8,6 @@ only use the public VecEnv API, so they work on native vector envs too.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -207,7 +206,6 @@ class VecActionWrapper(VecWrapper):
         return self.action(actions)
 
 
-@functools.cache
 def _overrides_only_sync(wrapper_type: type, method: str) -> bool:
     """True when ``wrapper_type`` overrides ``method`` ("step"/"reset") but not its async twin;
     running the hooks around the wrapped VecEnv's async method would then skip the override."""
