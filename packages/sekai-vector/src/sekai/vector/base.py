@@ -278,9 +278,14 @@ def _check_non_negative(seed: int | np.integer[Any]) -> None:
 def _check_new_env(env: Env[Any, Any], seen: set[int]) -> None:
     """ValueError when ``env`` is (or wraps) the same env object as an earlier sub-env.
 
-    ``seen`` holds the ids of the earlier sub-envs' unwrapped envs; ``env``'s is added.
+    ``seen`` holds the ids of the earlier sub-envs' innermost envs (below every sekai Wrapper,
+    not trusting ``unwrapped``, which an adapter may override); ``env``'s is added.
     """
-    base = id(env.unwrapped)
+    from sekai.wrappers import Wrapper
+
+    while isinstance(env, Wrapper):
+        env = env.env
+    base = id(env)
     if base in seen:
         raise ValueError(
             "two sub-envs are (or wrap) the same env object, so one env would be stepped "
