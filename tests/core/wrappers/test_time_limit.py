@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+import numpy as np
 import pytest
 from wrapper_envs import CountingEnv
 
+import sekai
 from sekai.wrappers import TimeLimit
 
 
@@ -72,3 +74,17 @@ def test_rejects_non_positive_limits(bad):
 def test_rejects_non_int_limits(bad):
     with pytest.raises(TypeError, match="max_episode_steps must be an int"):
         TimeLimit(CountingEnv(), bad)
+
+
+def test_numpy_integer_counts_are_accepted_as_ints():
+    env = TimeLimit(CountingEnv(), np.int64(3))
+    assert env.max_episode_steps == 3 and type(env.max_episode_steps) is int
+    env.reset()
+    assert [env.step(0).truncated for _ in range(3)] == [False, False, True]
+    assert sekai.RepeatAction(CountingEnv(), np.int32(2)).num_repeats == 2
+    assert sekai.FrameStackObservation(sekai.make("CartPole-v1"), np.int64(2)).stack_size == 2
+    assert sekai.DelayObservation(sekai.make("CartPole-v1"), np.int64(0)).delay == 0
+    spec = sekai.registration.EnvSpec(
+        "test/Counting-v0", CountingEnv, max_episode_steps=np.int64(7)
+    )
+    assert repr(spec) == "EnvSpec(id='test/Counting-v0', max_episode_steps=7)"

@@ -18,6 +18,7 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from numbers import Integral
 from typing import Any
 
 import pluggy
@@ -94,6 +95,8 @@ class EnvSpec:
         if self.vector_entry_point is not None:
             _check_entry_point(self.vector_entry_point, "vector_entry_point", self.id)
         _check_max_episode_steps(self.max_episode_steps, self.id)
+        if self.max_episode_steps is not None:  # a NumPy integer is stored as a plain int
+            object.__setattr__(self, "max_episode_steps", int(self.max_episode_steps))
         if not isinstance(self.kwargs, Mapping):
             raise TypeError(f"kwargs of {self.id!r} must be a mapping, got {self.kwargs!r}")
         object.__setattr__(self, "kwargs", dict(self.kwargs))
@@ -162,7 +165,9 @@ def _check_entry_point(entry_point: object, field: str, env_id: str) -> None:
 
 
 def _check_max_episode_steps(steps: object, env_id: str) -> None:
-    if steps is not None and (not isinstance(steps, int) or isinstance(steps, bool) or steps < 1):
+    if steps is not None and (
+        not isinstance(steps, Integral) or isinstance(steps, bool) or steps < 1
+    ):
         raise ValueError(
             f"max_episode_steps of {env_id!r} must be a positive int or None, got {steps!r}"
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -52,10 +53,14 @@ class RepeatAction(Wrapper[ObsType, ActType]):
     """
 
     def __init__(self, env: Env[ObsType, ActType], num_repeats: int) -> None:
-        if isinstance(num_repeats, bool) or not isinstance(num_repeats, int) or num_repeats < 1:
+        if (
+            isinstance(num_repeats, bool)
+            or not isinstance(num_repeats, Integral)
+            or num_repeats < 1
+        ):
             raise ValueError(f"num_repeats must be an int of at least 1, got {num_repeats!r}")
         super().__init__(env)
-        self.num_repeats = num_repeats
+        self.num_repeats = int(num_repeats)
 
     def step(self, action: ActType) -> StepResult:
         return run_plan(self.env, self._step_plan(action))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
+from numbers import Integral
 from typing import Any
 
 from sekai.core import ActType, Env, ResetResult
@@ -23,15 +24,15 @@ class FrameStackObservation(ObservationWrapper[Any, ActType]):
 
     def __init__(self, env: Env[Any, ActType], stack_size: int, padding: str = "zeros") -> None:
         super().__init__(env)
-        if isinstance(stack_size, bool) or not isinstance(stack_size, int) or stack_size < 1:
+        if isinstance(stack_size, bool) or not isinstance(stack_size, Integral) or stack_size < 1:
             raise ValueError(f"stack_size must be an int of at least 1, got {stack_size!r}")
         if padding not in _PADDINGS:
             raise ValueError(f"padding must be one of {_PADDINGS}, got {padding!r}")
-        self.stack_size = stack_size
+        self.stack_size = int(stack_size)
         self.padding = padding
         self._inner_space = env.observation_space
-        self._frames: deque[Any] = deque(maxlen=stack_size)
-        self.observation_space = batch_space(env.observation_space, stack_size)
+        self._frames: deque[Any] = deque(maxlen=self.stack_size)
+        self.observation_space = batch_space(env.observation_space, self.stack_size)
 
     def after_reset(self, result: ResetResult) -> ResetResult:
         pad = zero_sample(self._inner_space) if self.padding == "zeros" else result.observation
@@ -53,11 +54,11 @@ class DelayObservation(ObservationWrapper[Any, ActType]):
 
     def __init__(self, env: Env[Any, ActType], delay: int, padding: str = "zeros") -> None:
         super().__init__(env)
-        if isinstance(delay, bool) or not isinstance(delay, int) or delay < 0:
+        if isinstance(delay, bool) or not isinstance(delay, Integral) or delay < 0:
             raise ValueError(f"delay must be a non-negative int, got {delay!r}")
         if padding not in _PADDINGS:
             raise ValueError(f"padding must be one of {_PADDINGS}, got {padding!r}")
-        self.delay = delay
+        self.delay = int(delay)
         self.padding = padding
         self._queue: deque[Any] = deque()
 

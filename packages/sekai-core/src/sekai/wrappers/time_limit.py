@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
 from sekai.wrappers.base import Wrapper
 
@@ -14,14 +16,14 @@ class TimeLimit(Wrapper[ObsType, ActType]):
     """
 
     def __init__(self, env: Env[ObsType, ActType], max_episode_steps: int) -> None:
-        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int):
+        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, Integral):
             raise TypeError(
                 f"max_episode_steps must be an int, got {type(max_episode_steps).__name__}"
             )
         if max_episode_steps < 1:
             raise ValueError(f"max_episode_steps must be at least 1, got {max_episode_steps}")
         super().__init__(env)
-        self.max_episode_steps = max_episode_steps
+        self.max_episode_steps = int(max_episode_steps)
         self.elapsed_steps = 0
 
     def after_reset(self, result: ResetResult) -> ResetResult:
