@@ -18,12 +18,12 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from numbers import Integral
 from typing import Any
 
 import pluggy
 
 from sekai import hookspecs
+from sekai._checks import is_whole_number
 
 __all__ = [
     "EnvSpec",
@@ -165,9 +165,7 @@ def _check_entry_point(entry_point: object, field: str, env_id: str) -> None:
 
 
 def _check_max_episode_steps(steps: object, env_id: str) -> None:
-    if steps is not None and (
-        not isinstance(steps, Integral) or isinstance(steps, bool) or steps < 1
-    ):
+    if steps is not None and (not is_whole_number(steps) or steps < 1):
         raise ValueError(
             f"max_episode_steps of {env_id!r} must be a positive int or None, got {steps!r}"
         )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import Any
 
 import numpy as np
 
+from sekai._checks import is_whole_number
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
 from sekai.wrappers.base import EnvCall, Plan, Wrapper, async_run_plan, run_plan
 
@@ -53,11 +53,7 @@ class RepeatAction(Wrapper[ObsType, ActType]):
     """
 
     def __init__(self, env: Env[ObsType, ActType], num_repeats: int) -> None:
-        if (
-            isinstance(num_repeats, bool)
-            or not isinstance(num_repeats, Integral)
-            or num_repeats < 1
-        ):
+        if not is_whole_number(num_repeats) or num_repeats < 1:
             raise ValueError(f"num_repeats must be an int of at least 1, got {num_repeats!r}")
         super().__init__(env)
         self.num_repeats = int(num_repeats)

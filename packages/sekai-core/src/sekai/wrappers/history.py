@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from numbers import Integral
 from typing import Any
 
+from sekai._checks import is_whole_number
 from sekai.core import ActType, Env, ResetResult
 from sekai.spaces import batch_space, concatenate, zero_sample
 from sekai.wrappers.base import ObservationWrapper
@@ -24,7 +24,7 @@ class FrameStackObservation(ObservationWrapper[Any, ActType]):
 
     def __init__(self, env: Env[Any, ActType], stack_size: int, padding: str = "zeros") -> None:
         super().__init__(env)
-        if isinstance(stack_size, bool) or not isinstance(stack_size, Integral) or stack_size < 1:
+        if not is_whole_number(stack_size) or stack_size < 1:
             raise ValueError(f"stack_size must be an int of at least 1, got {stack_size!r}")
         if padding not in _PADDINGS:
             raise ValueError(f"padding must be one of {_PADDINGS}, got {padding!r}")
@@ -54,7 +54,7 @@ class DelayObservation(ObservationWrapper[Any, ActType]):
 
     def __init__(self, env: Env[Any, ActType], delay: int, padding: str = "zeros") -> None:
         super().__init__(env)
-        if isinstance(delay, bool) or not isinstance(delay, Integral) or delay < 0:
+        if not is_whole_number(delay) or delay < 0:
             raise ValueError(f"delay must be a non-negative int, got {delay!r}")
         if padding not in _PADDINGS:
             raise ValueError(f"padding must be one of {_PADDINGS}, got {padding!r}")

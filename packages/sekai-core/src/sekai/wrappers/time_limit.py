@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
+from sekai._checks import is_whole_number
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
 from sekai.wrappers.base import Wrapper
 
@@ -16,7 +15,7 @@ class TimeLimit(Wrapper[ObsType, ActType]):
     """
 
     def __init__(self, env: Env[ObsType, ActType], max_episode_steps: int) -> None:
-        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, Integral):
+        if not is_whole_number(max_episode_steps):
             raise TypeError(
                 f"max_episode_steps must be an int, got {type(max_episode_steps).__name__}"
             )
