@@ -150,7 +150,12 @@ def main() -> None:
             best,
             "gymnasium AsyncVectorEnv (shared memory)",
         )
-        if not _sb3_installed():
+        if "SB3 SubprocVecEnv" in best:
+            proc = best["sekai ProcVecEnv (2 workers, shared memory)"]
+            print(
+                f"  sekai ProcVecEnv / SB3 SubprocVecEnv: {proc / best['SB3 SubprocVecEnv']:.2f}x\n"
+            )
+        else:
             print("  (SB3 SubprocVecEnv not run: stable-baselines3 is not installed)\n")
 
     actions = rng.integers(0, 2, size=(200, 1024))
