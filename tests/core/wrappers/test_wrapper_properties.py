@@ -1,5 +1,6 @@
 """Property tests: wrappers keep observations inside their declared spaces for random nested
-Dict/Tuple/MaskedBox spaces, and normalisation statistics survive a state_dict round trip."""
+Dict/Tuple/MaskedBox spaces, action wrappers send the env actions inside its action space, and
+normalisation statistics survive a state_dict round trip."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ from wrapper_envs import SampleEnv
 
 import sekai
 from sekai.spaces import flatten
-from sekai.wrappers import FlattenObservation, FrameStackObservation, NormalizeObservation
+from sekai.wrappers import (
+    ClipAction,
+    FlattenObservation,
+    FrameStackObservation,
+    NormalizeObservation,
+    RescaleAction,
+)
 from sekai.wrappers._parts import find_parts
 
 shapes = st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple)
@@ -52,7 +59,14 @@ spaces = st.recursive(
     max_leaves=5,
 )
 spaces_with_boxes = spaces.filter(lambda space: bool(find_parts(space)))
+spaces_with_bounded_boxes = spaces_with_boxes.filter(
+    lambda space: all(
+        np.isfinite(box.low).all() and np.isfinite(box.high).all()
+        for _, box in find_parts(space, (sekai.Box,))
+    )
+)
 PROPERTY_SETTINGS = settings(max_examples=40, deadline=None)
+OBS = sekai.Box(0.0, 1.0, shape=(1,))
 
 
 def _assert_observations_in_space(env, seed, steps=4):
@@ -100,3 +114,42 @@ def test_normalize_state_survives_a_round_trip_exactly(space, seed, stats):
     a, b = trained.observation(observation), restored.observation(observation)
     normalized = trained.observation_space
     np.testing.assert_array_equal(flatten(normalized, a), flatten(normalized, b))
+
+
+def _at(value, path):
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _assert_actions_reach_the_env_inside_its_space(env, inner, seed, steps=4):
+    """Actions of the wrapper's declared space reach ``inner`` inside its action space, with
+    every non-Box part (a MaskedBox's mask included) passed on unchanged."""
+    env.action_space.seed(seed)
+    for _ in range(steps):
+        action = env.action_space.sample()
+        env.step(action)
+        sent = inner.actions[-1]
+        assert sent in inner.action_space, (inner.action_space, sent)
+        for path, _ in find_parts(inner.action_space, (sekai.Discrete, sekai.MultiBinary)):
+            np.testing.assert_array_equal(_at(sent, path), _at(action, path))
+
+
+@PROPERTY_SETTINGS
+@given(spaces_with_boxes, st.integers(0, 2**16))
+def test_clip_action_sends_actions_inside_the_env_space(space, seed):
+    inner = SampleEnv(OBS, space)
+    env = ClipAction(inner)
+    _assert_actions_reach_the_env_inside_its_space(env, inner, seed)
+    space.seed(seed)  # and an action already inside the env's space is not changed
+    action = space.sample()
+    np.testing.assert_array_equal(flatten(space, env.action(action)), flatten(space, action))
+
+
+@PROPERTY_SETTINGS
+@given(spaces_with_bounded_boxes, st.integers(0, 2**16), st.floats(-5.0, 5.0), st.floats(0.1, 5.0))
+def test_rescale_action_sends_actions_inside_the_env_space(space, seed, low, width):
+    inner = SampleEnv(OBS, space)
+    _assert_actions_reach_the_env_inside_its_space(
+        RescaleAction(inner, low, low + width), inner, seed
+    )

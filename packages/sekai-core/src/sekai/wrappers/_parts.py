@@ -12,6 +12,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from sekai.spaces import Box, Dict, MaskedBox, Space, Tuple
 
 Path = tuple[Any, ...]
@@ -67,6 +69,13 @@ def map_parts(
             map_parts(space[i], value[i], fn, kinds, (*path, i)) for i in range(len(space))
         )
     return copy.deepcopy(value)
+
+
+def fill_empty_slots(space: MaskedBox, values: Any, mask: Any) -> Any:
+    """``values`` with the slots that ``mask`` marks empty set to ``space.fill_value``."""
+    mask = np.asarray(mask)
+    occupied = mask.astype(bool).reshape(mask.shape + (1,) * len(space.element_shape))
+    return np.where(occupied, values, space.fill_value)
 
 
 def require_box_parts(space: Space[Any], wrapper: str) -> list[tuple[Path, Part]]:

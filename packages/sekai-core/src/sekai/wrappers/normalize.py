@@ -15,7 +15,14 @@ import numpy as np
 
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
 from sekai.spaces import Box, MaskedBox, Space
-from sekai.wrappers._parts import Part, Path, map_part_spaces, map_parts, require_box_parts
+from sekai.wrappers._parts import (
+    Part,
+    Path,
+    fill_empty_slots,
+    map_part_spaces,
+    map_parts,
+    require_box_parts,
+)
 from sekai.wrappers.base import ObservationWrapper, Wrapper
 from sekai.wrappers.running_stats import MeanStd, RunningMeanStd, make_mean_std
 
@@ -86,10 +93,8 @@ class ObservationNormalizer:
         stats = self.stats[path]
         if isinstance(space, MaskedBox):
             mask = np.array(part["mask"])
-            values = self._clip(stats.normalize(part["values"]))
-            occupied = mask.astype(bool).reshape(mask.shape + (1,) * len(stats.shape))
-            fill = np.asarray(space.fill_value, np.float32)
-            return {"values": np.where(occupied, values, fill).astype(np.float32), "mask": mask}
+            values = fill_empty_slots(space, self._clip(stats.normalize(part["values"])), mask)
+            return {"values": values.astype(np.float32), "mask": mask}
         return self._clip(stats.normalize(part))
 
     def _clip(self, values: np.ndarray) -> np.ndarray:
