@@ -92,9 +92,18 @@ def test_reshape_returns_a_new_array_of_the_new_shape():
     assert ReshapeObservation(inner, 6).observation_space.shape == (6,)
 
 
+def test_reshape_infers_one_minus_one_entry_as_numpy_does():
+    inner = SampleEnv(sekai.Box(0.0, 1.0, shape=(2, 3)))
+    env = ReshapeObservation(inner, (-1, 2))
+    assert env.shape == (3, 2) and env.observation_space.shape == (3, 2)
+    assert _run(env)[-1].shape == (3, 2)
+
+
 def test_reshape_errors():
     with pytest.raises(ValueError, match=r"cannot reshape observations of shape \(2, 3\)"):
         ReshapeObservation(SampleEnv(sekai.Box(0.0, 1.0, shape=(2, 3))), (4,))
+    with pytest.raises(ValueError, match=r"cannot reshape observations of shape \(2, 3\)"):
+        ReshapeObservation(SampleEnv(sekai.Box(0.0, 1.0, shape=(2, 3))), (-1, -1))
     with pytest.raises(TypeError, match="ReshapeObservation needs a Box observation space"):
         ReshapeObservation(SampleEnv(DICT), (4,))
 

@@ -76,14 +76,19 @@ class FlattenObservation(ObservationWrapper[np.ndarray, ActType]):
 
 
 class ReshapeObservation(ObservationWrapper[np.ndarray, ActType]):
-    """Reshape every Box observation to ``shape`` (same number of elements)."""
+    """Reshape every Box observation to ``shape`` (same number of elements; as in numpy, one
+    entry may be -1 and is then inferred)."""
 
     def __init__(self, env: Env[Any, ActType], shape: int | Sequence[int]) -> None:
         super().__init__(env)
         box = require_box(env.observation_space, "ReshapeObservation")
-        self.shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        if int(np.prod(self.shape)) != int(np.prod(box.shape)):
-            raise ValueError(f"cannot reshape observations of shape {box.shape} to {self.shape}")
+        requested = (shape,) if isinstance(shape, int) else tuple(shape)
+        try:
+            self.shape: tuple[int, ...] = box.low.reshape(requested).shape
+        except (ValueError, TypeError):
+            raise ValueError(
+                f"cannot reshape observations of shape {box.shape} to {requested}"
+            ) from None
         self.observation_space = Box(
             box.low.reshape(self.shape), box.high.reshape(self.shape), dtype=box.dtype
         )
