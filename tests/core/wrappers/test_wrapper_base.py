@@ -175,6 +175,24 @@ def test_a_wrapper_that_overrides_step_and_reset_keeps_them_under_async():
     assert env.calls == [("reset", 0), ("step", 10)]
 
 
+def test_a_subclass_of_a_wrapper_with_its_own_async_step_keeps_its_step_override():
+    """AutoReset defines async_step itself; a subclass overriding only step must still be used."""
+
+    class TenfoldAutoReset(sekai.AutoReset):
+        def step(self, action):
+            return super().step(action * 10)
+
+    env = CountingEnv()
+    wrapped = TenfoldAutoReset(env)
+
+    async def run():
+        await wrapped.async_reset(seed=0)
+        return await wrapped.async_step(1)
+
+    asyncio.run(run())
+    assert env.calls == [("reset", 0), ("step", 10)]
+
+
 def test_async_stays_concurrent_through_wrappers():
     log: list[str] = []
     envs = [PlusOne(Doubled(TimeLimit(SlowCountingEnv(name, log), 5))) for name in ("a", "b")]

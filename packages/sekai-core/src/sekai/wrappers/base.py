@@ -5,9 +5,13 @@ A wrapper changes an env through hooks rather than by overriding ``step``/``rese
 around both ``env.step`` and ``await env.async_step`` (and likewise for reset), so every wrapper
 written against the hooks keeps an :class:`~sekai.vector.AsyncVecEnv` concurrent for free.
 
-A wrapper that must call the inner env more than once per step (``AutoReset``, ``RepeatAction``)
-writes that logic once as a *plan*: a generator that yields :class:`EnvCall` requests and returns
-the result. :func:`run_plan` executes a plan synchronously, :func:`async_run_plan` awaits it.
+A wrapper that must call the inner env more than once per step (``RepeatAction``) writes that
+logic once as a *plan*: a generator that yields :class:`EnvCall` requests and returns the result.
+:func:`run_plan` executes a plan synchronously, :func:`async_run_plan` awaits it.
+
+A subclass that overrides ``step``/``reset`` but not their async twins (gymnasium style) gets
+async twins that call its overrides, as :class:`~sekai.Env`'s defaults do, so async callers never
+skip them (:func:`route_async_to_sync_overrides`).
 """
 
 from __future__ import annotations
@@ -20,12 +24,37 @@ from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
 _Result = TypeVar("_Result")
 
 
+def route_async_to_sync_overrides(cls: type) -> None:
+    """Make ``cls.async_step``/``async_reset`` call ``cls.step``/``reset`` where ``cls`` defines
+    the sync method but not its async twin.
+
+    Such a class is written against ``step``/``reset`` rather than the hooks; the inherited async
+    twin would run the hooks around the inner env's async method and silently skip the override.
+    Used by :class:`Wrapper` and sekai-vector's ``VecWrapper`` when a subclass is defined.
+    """
+    for name, via_sync in (("step", _async_step_via_step), ("reset", _async_reset_via_reset)):
+        if name in vars(cls) and f"async_{name}" not in vars(cls):
+            setattr(cls, f"async_{name}", via_sync)
+
+
+async def _async_step_via_step(self: Any, action: Any) -> Any:
+    return self.step(action)
+
+
+async def _async_reset_via_reset(self: Any, *, seed: Any = None, options: Any = None) -> Any:
+    return self.reset(seed=seed, options=options)
+
+
 class Wrapper(Env[ObsType, ActType]):
     """Wrap ``env`` and pass everything through; subclasses override the hooks they need.
 
     Spaces, ``metadata``, ``render_mode`` and ``spec`` read through to the inner env until the
     wrapper assigns its own. Public attributes the wrapper lacks are read from the inner env.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        route_async_to_sync_overrides(cls)
 
     def __init__(self, env: Env[Any, Any]) -> None:
         _check_single_agent_env(env)
@@ -62,8 +91,6 @@ class Wrapper(Env[ObsType, ActType]):
     async def async_reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> ResetResult:
-        if _overrides_only_sync(type(self), "reset"):  # as Env: default to the sync method
-            return self.reset(seed=seed, options=options)
         self.before_reset(seed, options)
         return self.after_reset(await self.env.async_reset(seed=seed, options=options))
 
@@ -71,8 +98,6 @@ class Wrapper(Env[ObsType, ActType]):
         return self.after_step(self.env.step(self.before_step(action)))
 
     async def async_step(self, action: ActType) -> StepResult:
-        if _overrides_only_sync(type(self), "step"):  # as Env: default to the sync method
-            return self.step(action)
         return self.after_step(await self.env.async_step(self.before_step(action)))
 
     def render(self) -> Any:
@@ -248,17 +273,6 @@ async def async_run_plan(env: Env[Any, Any], plan: Plan[_Result]) -> _Result:
             call = plan.send(await method(*call.args, **call.kwargs))
     except StopIteration as stop:
         return stop.value  # type: ignore[no-any-return]
-
-
-def _overrides_only_sync(wrapper_type: type, method: str) -> bool:
-    """True when ``wrapper_type`` overrides ``method`` ("step"/"reset") but not its async twin.
-
-    Such a wrapper is written gymnasium-style, against ``step``/``reset`` rather than the hooks;
-    running the hooks around the inner env's async method would silently skip its override.
-    """
-    return getattr(wrapper_type, method) is not getattr(Wrapper, method) and getattr(
-        wrapper_type, f"async_{method}"
-    ) is getattr(Wrapper, f"async_{method}")
 
 
 def _check_single_agent_env(env: object) -> None:

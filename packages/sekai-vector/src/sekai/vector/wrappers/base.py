@@ -17,6 +17,7 @@ from sekai.spaces import Space, batch_space, concatenate, iterate
 from sekai.vector._lazy_infos import _LazyInfos
 from sekai.vector.base import AutoresetMode, OptionsArg, SeedArg, VecEnv
 from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.wrappers.base import route_async_to_sync_overrides
 
 Infos = Sequence[dict[str, Any]]
 
@@ -29,6 +30,10 @@ class VecWrapper(VecEnv):
     wrapper lacks are read from the wrapped VecEnv; ``get_attr``/``set_attr``/``call`` reach
     the sub-envs, and ``unwrapped`` is the innermost VecEnv.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        route_async_to_sync_overrides(cls)  # a step()/reset() written without hooks is kept
 
     def __init__(self, venv: VecEnv) -> None:
         if not isinstance(venv, VecEnv):
@@ -66,14 +71,10 @@ class VecWrapper(VecEnv):
     async def async_reset(
         self, *, seed: SeedArg = None, options: OptionsArg = None
     ) -> VecResetResult:
-        if _overrides_only_sync(type(self), "reset"):  # keep a reset() written without hooks
-            return self.reset(seed=seed, options=options)
         self.before_reset(seed, options)
         return self.after_reset(await self.venv.async_reset(seed=seed, options=options))
 
     async def async_step(self, actions: Any) -> VecStepResult:
-        if _overrides_only_sync(type(self), "step"):  # keep a step() written without hooks
-            return self.step(actions)
         return self.after_step(await self.venv.async_step(self.before_step(actions)))
 
     def get_attr(self, name: str) -> list[Any]:
@@ -204,14 +205,6 @@ class VecActionWrapper(VecWrapper):
 
     def before_step(self, actions: Any) -> Any:
         return self.action(actions)
-
-
-def _overrides_only_sync(wrapper_type: type, method: str) -> bool:
-    """True when ``wrapper_type`` overrides ``method`` ("step"/"reset") but not its async twin;
-    running the hooks around the wrapped VecEnv's async method would then skip the override."""
-    return getattr(wrapper_type, method) is not getattr(VecWrapper, method) and getattr(
-        wrapper_type, f"async_{method}"
-    ) is getattr(VecWrapper, f"async_{method}")
 
 
 def _finished_infos(result: VecStepResult) -> list[tuple[int, dict[str, Any]]]:
