@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import threading
 from typing import Any
 
@@ -167,3 +168,38 @@ class EchoEnv(sekai.Env):
 
     def step(self, action):
         return sekai.StepResult(np.zeros(1, np.float32), 0.0, False, False, {"action": action})
+
+
+GATE = 1  # GatedEnv action: wait inside step() until the test's event loop opens the gate
+
+
+class GatedEnv(CounterEnv):
+    """On action GATE, step() connects to the unix socket at ``path`` and waits for one byte.
+
+    Only a coroutine of the test's event loop sends that byte, so the step finishes only if the
+    loop stays free while the parent awaits it. After ``timeout`` seconds without it (the loop
+    is blocked), step() raises TimeoutError instead of hanging.
+    """
+
+    def __init__(self, path: str, timeout: float = 20.0) -> None:
+        super().__init__()
+        self.path = path
+        self.timeout = timeout
+
+    def step(self, action: Any) -> sekai.StepResult:
+        if action == GATE:
+            self.wait_at_gate()
+        return super().step(action)
+
+    def wait_at_gate(self) -> None:
+        with socket.socket(socket.AF_UNIX) as gate:
+            gate.settimeout(self.timeout)
+            gate.connect(self.path)
+            try:
+                opened = gate.recv(1) == b"x"
+            except TimeoutError:
+                raise TimeoutError(
+                    "the gate was never opened: is the event loop blocked?"
+                ) from None
+            if not opened:
+                raise ConnectionError("the gate closed without opening")

@@ -6,6 +6,12 @@ leaves the count above zero, and the next call reads and discards those stale re
 sending anything, so the workers never drift out of step with the parent. For the count to be
 exact, a Ctrl-C that arrives while a message is half-sent or half-read is held back until the
 next wait for a reply (or the end of the call); while waiting, it interrupts at once.
+
+``async_request`` is the same exchange for a running event loop: it yields to the loop only
+where the blocking call would wait for a worker, until the reply's first bytes (or EOF) can be
+read, through a reader callback on the worker's socket. Sending and reading whole messages stay
+synchronous, so a cancelled call, like a Ctrl-C, always stops between whole messages, and the
+replies it leaves owed are discarded by the next call.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 # signal.signal/getsignal convert every handler to and from an enum, which costs more than the
 # rest of a step's bookkeeping; _SigintGuard calls the C functions behind them instead.
 import _signal
+import asyncio
 import contextlib
 import os
 import pickle
@@ -30,7 +37,7 @@ from typing import Any, Protocol
 
 from sekai.vector import _shared_memory, _worker
 from sekai.vector._channel import Channel
-from sekai.vector.errors import VecEnvWorkerError
+from sekai.vector.errors import VecEnvClosed, VecEnvWorkerError
 
 _TERMINATE_GRACE_SECONDS = 0.5  # after terminate(), how long a worker gets before kill()
 # A Ctrl-C handled by another thread reaches the main thread only between bytecodes, so waits
@@ -88,6 +95,8 @@ class WorkerPool:
         self.observations: Any = None  # views of the shared batch
         self._failure: VecEnvWorkerError | None = None  # set once a worker has died
         self._sigint = _SigintGuard()
+        self._in_flight: object = None  # a token while an async_request awaits its replies
+        self._waiter: _Waiter | None = None  # what async_request is awaiting, if anything
         # Workers attach to the segment created later by this process; the segment must be
         # tracked by this process's resource tracker alone. A forked worker would otherwise
         # start a tracker of its own, which unlinks the segment when the worker exits.
@@ -132,6 +141,64 @@ class WorkerPool:
                 handle.pending += 1
             return self.collect()
 
+    async def async_request(self, messages: list[bytes]) -> list[Any]:
+        """:meth:`request` that leaves the running event loop free while the workers work.
+
+        One call at a time: a second call (async or not) made while this one awaits replies
+        raises RuntimeError instead of taking them.
+        """
+        self._check_idle()
+        self._in_flight = token = object()
+        try:
+            if self._failure is not None:
+                raise self._failure
+            for handle in self.handles:  # stale replies, as in _discard_stale_replies
+                while handle.pending:
+                    await self._readable(handle)
+                    with self._sigint:
+                        self._receive(handle)
+            with self._sigint:  # every message is sent, and counted, before the next await
+                for handle, message in zip(self.handles, messages, strict=True):
+                    try:
+                        handle.channel.send(message)
+                    except OSError:
+                        self._died(handle)  # collect() reports it after reading the others
+                        continue
+                    handle.pending += 1
+            for handle in self.handles:
+                await self._readable(handle)
+            return self.collect()  # every reply has begun to arrive: no wait for a worker left
+        finally:
+            if self._in_flight is token:  # else a later call took over from this abandoned one
+                self._in_flight = None
+
+    async def _readable(self, handle: _Handle) -> None:
+        """Wait, leaving the event loop free, until ``handle`` has bytes (or EOF) to read."""
+        if handle.readable is not None and handle.readable.poll(0):
+            return  # already there: no need to register with the loop
+        waiter = _Waiter(asyncio.get_running_loop(), handle.channel)
+        self._waiter = waiter
+        try:
+            await waiter.future
+        finally:
+            if self._waiter is waiter:  # else close() has stopped it already
+                self._waiter = None
+                waiter.stop()
+        if not self.handles:  # close() ran while this call was suspended
+            raise VecEnvClosed()
+
+    def _check_idle(self) -> None:
+        """RuntimeError while an async_request awaits its replies.
+
+        Unless the loop it awaits in has been closed: that call can never resume, so its
+        replies are stale like any others, and the caller may go on.
+        """
+        if self._in_flight is None:
+            return
+        if self._waiter is None or not self._waiter.loop.is_closed():
+            raise _busy()
+        self._waiter = self._in_flight = None
+
     def collect(self) -> list[Any]:
         """Read the reply each worker owes; raise the first error once all are read."""
         results = []
@@ -172,6 +239,8 @@ class WorkerPool:
             raise self._failure
         for handle in self.handles:
             while handle.pending:
+                if self._in_flight is not None:  # those may be the replies it awaits
+                    self._check_idle()
                 self._receive(handle)
 
     def _died(self, handle: _Handle) -> VecEnvWorkerError:
@@ -205,6 +274,9 @@ class WorkerPool:
         """
         errors = []
         try:
+            if self._waiter is not None:  # an async_request awaits a socket about to close
+                waiter, self._waiter = self._waiter, None
+                waiter.stop(VecEnvClosed())
             deadline = time.monotonic() + self.close_timeout
             message = pickle.dumps(("close", None))
             for handle in self.handles:
@@ -256,6 +328,70 @@ class WorkerPool:
         self.segment.close()
         self.segment.unlink()
         self.segment = None
+
+
+class _Waiter:
+    """A future of ``loop`` that resolves once ``channel`` has bytes (or EOF) to read.
+
+    The loop's reader callback on the socket resolves it; a loop without reader callbacks
+    (Windows' ProactorEventLoop) runs the wait in its default executor instead, in slices, so
+    that the thread ends soon after :meth:`stop`.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, channel: Channel) -> None:
+        self.loop = loop
+        self.future: asyncio.Future[None] = loop.create_future()
+        self._fd = channel.fileno()  # kept: remove_reader needs it after the socket is closed
+        self._stopped: threading.Event | None = None
+        try:
+            loop.add_reader(self._fd, self._resolve)
+        except NotImplementedError:
+            self._stopped = threading.Event()
+            waiting = loop.run_in_executor(None, _wait_readable, channel.sock, self._stopped)
+            waiting.add_done_callback(self._resolve)
+
+    def _resolve(self, waiting: asyncio.Future[None] | None = None) -> None:
+        if waiting is not None and not waiting.cancelled():
+            waiting.exception()  # retrieved: an error only means the socket was closed
+        if not self.future.done():
+            self.future.set_result(None)
+
+    def stop(self, error: BaseException | None = None) -> None:
+        """Stop watching the socket; with ``error``, the awaiting task gets it.
+
+        Called from a thread other than the running loop's (a close() there), it hands the work
+        to the loop, the only thread that may touch its readers and futures.
+        """
+        try:
+            here = asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            here = not self.loop.is_running()
+        if here:
+            self._stop(error)
+        elif not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._stop, error)
+
+    def _stop(self, error: BaseException | None) -> None:
+        if self._stopped is not None:
+            self._stopped.set()
+        if self.loop.is_closed():  # nothing left to unregister from, nor any task to wake
+            return
+        if self._stopped is None:
+            self.loop.remove_reader(self._fd)
+        if error is not None and not self.future.done():
+            self.future.set_exception(error)
+
+
+def _wait_readable(sock: Any, stopped: threading.Event) -> None:
+    while not stopped.is_set() and not wait([sock], _WAIT_SLICE_MILLISECONDS / 1000):
+        pass
+
+
+def _busy() -> RuntimeError:
+    return RuntimeError(
+        "another call on this ProcVecEnv is still awaiting its workers' replies: await (or "
+        "cancel) it before the next reset/step/get_attr/set_attr/call"
+    )
 
 
 class _SigintGuard:

@@ -49,6 +49,10 @@ class ProcVecEnv(VecEnv):
 
     A sub-env's exception is raised here as VecEnvWorkerError (with the sub-env's ``rank``) after
     every worker has replied; the workers stay usable.
+
+    :meth:`async_reset` and :meth:`async_step` leave the event loop free while the workers
+    compute; a cancelled one leaves the workers in step, like a Ctrl-C during :meth:`step`.
+    One call at a time: another call made while one awaits its replies raises RuntimeError.
     """
 
     def __init__(
@@ -117,56 +121,20 @@ class ProcVecEnv(VecEnv):
     def _reset_subenvs(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
     ) -> VecResetResult:
-        messages = [
-            _dumps(("reset", ([seeds[i] for i in ranks], [options[i] for i in ranks])), "options")
-            for ranks in self._slices
-        ]
-        infos: list[dict[str, Any]] = []
-        observations: list[Any] = []
-        for worker_infos, worker_observations in self._pool.request(messages):
-            infos.extend(worker_infos)
-            observations.extend(worker_observations)
-        return VecResetResult(self._observations(observations), infos)
+        return self._reset_result(self._pool.request(self._reset_messages(seeds, options)))
 
     def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
-        batch = _as_array_batch(actions)
-        messages = []
-        for ranks in self._slices:
-            if batch is not None:
-                part = batch[ranks.start : ranks.stop]
-                data: Any = (part.dtype.str, part.shape, part.tobytes())
-            else:
-                data = actions[ranks.start : ranks.stop]
-            try:
-                messages.append(pickle.dumps(("step", data), -1))
-            except Exception as error:
-                raise TypeError(
-                    f"actions must be picklable to reach the worker processes: {error}"
-                ) from error
-        rewards: list[float] = []
-        terminated: list[bool] = []
-        truncated: list[bool] = []
-        infos: list[dict[str, Any]] = []
-        observations: list[Any] = []
-        for (
-            worker_rewards,
-            worker_terminated,
-            worker_truncated,
-            worker_infos,
-            worker_obs,
-        ) in self._pool.request(messages):
-            rewards.extend(worker_rewards)
-            terminated.extend(worker_terminated)
-            truncated.extend(worker_truncated)
-            infos.extend(worker_infos)
-            observations.extend(worker_obs)
-        return VecStepResult(
-            self._observations(observations),
-            np.array(rewards, dtype=np.float64),
-            np.array(terminated, dtype=bool),
-            np.array(truncated, dtype=bool),
-            infos,
-        )
+        return self._step_result(self._pool.request(self._step_messages(actions)))
+
+    async def _async_reset_subenvs(
+        self, seeds: list[int | None], options: list[dict[str, Any] | None]
+    ) -> VecResetResult:
+        messages = self._reset_messages(seeds, options)
+        return self._reset_result(await self._pool.async_request(messages))
+
+    async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
+        messages = self._step_messages(actions)
+        return self._step_result(await self._pool.async_request(messages))
 
     def _get_attr(self, name: str) -> list[Any]:
         message = _dumps(("get_attr", name), "the attribute name")
@@ -187,6 +155,67 @@ class ProcVecEnv(VecEnv):
         error = self._finalizer()  # runs the pool's close() once, whoever calls first
         if error is not None:
             raise _worker_error(error)
+
+    # -- messages and results, shared by the blocking and the async calls -----------------
+    def _reset_messages(
+        self, seeds: list[int | None], options: list[dict[str, Any] | None]
+    ) -> list[bytes]:
+        return [
+            _dumps(("reset", ([seeds[i] for i in ranks], [options[i] for i in ranks])), "options")
+            for ranks in self._slices
+        ]
+
+    def _reset_result(self, replies: list[Any]) -> VecResetResult:
+        infos: list[dict[str, Any]] = []
+        observations: list[Any] = []
+        for worker_infos, worker_observations in replies:
+            infos.extend(worker_infos)
+            observations.extend(worker_observations)
+        return VecResetResult(self._observations(observations), infos)
+
+    def _step_messages(self, actions: list[Any]) -> list[bytes]:
+        """One pickled command per worker, all made before anything is sent."""
+        batch = _as_array_batch(actions)
+        messages = []
+        for ranks in self._slices:
+            if batch is not None:
+                part = batch[ranks.start : ranks.stop]
+                data: Any = (part.dtype.str, part.shape, part.tobytes())
+            else:
+                data = actions[ranks.start : ranks.stop]
+            try:
+                messages.append(pickle.dumps(("step", data), -1))
+            except Exception as error:
+                raise TypeError(
+                    f"actions must be picklable to reach the worker processes: {error}"
+                ) from error
+        return messages
+
+    def _step_result(self, replies: list[Any]) -> VecStepResult:
+        rewards: list[float] = []
+        terminated: list[bool] = []
+        truncated: list[bool] = []
+        infos: list[dict[str, Any]] = []
+        observations: list[Any] = []
+        for (
+            worker_rewards,
+            worker_terminated,
+            worker_truncated,
+            worker_infos,
+            worker_obs,
+        ) in replies:
+            rewards.extend(worker_rewards)
+            terminated.extend(worker_terminated)
+            truncated.extend(worker_truncated)
+            infos.extend(worker_infos)
+            observations.extend(worker_obs)
+        return VecStepResult(
+            self._observations(observations),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminated, dtype=bool),
+            np.array(truncated, dtype=bool),
+            infos,
+        )
 
     # -- helpers --------------------------------------------------------------------------
     def _observations(self, observations: list[Any]) -> Any:
