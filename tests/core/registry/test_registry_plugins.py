@@ -73,8 +73,28 @@ def test_plugin_registrations_record_their_distribution(fake_plugin):
             "@hookimpl\ndef sekai_register_envs(register, extra): pass\n",
             "PluginValidationError",
         ),
+        (  # without @hookimpl pluggy ignores the function: the plugin would register nothing
+            "def sekai_register_envs(register):\n"
+            "    register('fake/Partial-v0', 'registry_test_envs:CountingEnv')\n",
+            "implements no sekai hook",
+        ),
+        (
+            "from sekai.hookspecs import hookimpl\n"
+            "@hookimpl\ndef sekai_register_env(register): pass\n",
+            "unknown hook 'sekai_register_env'",
+        ),
+        ("raise SystemExit(3)", "SystemExit: 3"),
     ],
-    ids=["missing-module", "import-error", "error-at-import", "hook-raises", "bad-hook"],
+    ids=[
+        "missing-module",
+        "import-error",
+        "error-at-import",
+        "hook-raises",
+        "bad-hook",
+        "no-hookimpl",
+        "misspelt-hook",
+        "exits-at-import",
+    ],
 )
 def test_broken_plugin_warns_with_name_and_distribution_and_others_load(
     fake_plugin, source, reason

@@ -292,10 +292,11 @@ class Registry(Mapping[str, EnvSpec]):
         try:
             plugin = plugin_entry_point.load()
             manager.register(plugin, name=f"{distribution}:{plugin_entry_point.name}")
+            _check_hooks(manager, plugin)
             others = [other for other in manager.get_plugins() if other is not plugin]
             register_envs = manager.subset_hook_caller("sekai_register_envs", others)
             register_envs(register=register_from_plugin)
-        except Exception as error:
+        except (Exception, SystemExit) as error:  # sys.exit() in a plugin must not end the caller
             if plugin is not None and manager.is_registered(plugin):
                 manager.unregister(plugin)
             warnings.warn(
@@ -323,6 +324,16 @@ class Registry(Mapping[str, EnvSpec]):
         else:
             message += " Run `sekai list` to see every registered id."
         return message
+
+
+def _check_hooks(manager: pluggy.PluginManager, plugin: object) -> None:
+    """A plugin without a (correctly named) hook would silently register nothing: refuse it."""
+    manager.check_pending()  # a misspelt hook name, unless marked optionalhook
+    if not manager.get_hookcallers(plugin):
+        raise TypeError(
+            "it implements no sekai hook; define sekai_register_envs(register) and decorate it "
+            "with sekai.hookspecs.hookimpl"
+        )
 
 
 def _by(distribution: str | None) -> str:
