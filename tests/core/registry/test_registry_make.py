@@ -30,7 +30,24 @@ def test_without_time_limit_make_returns_the_env_itself():
     sekai.register("test/Counting-v0", CountingEnv)
     env = sekai.make("test/Counting-v0")
     assert type(env) is CountingEnv
-    assert env.spec is sekai.spec("test/Counting-v0")
+    assert env.spec == sekai.spec("test/Counting-v0")
+
+
+def test_envs_share_no_spec_and_no_registered_default_with_each_other_or_the_registry():
+    sekai.register("test/Counting-v0", CountingEnv, kwargs={"history": []})
+    first, second = sekai.make("test/Counting-v0"), sekai.make("test/Counting-v0")
+    first.extra["history"].append(1)  # an env changing its own list default
+    first.spec.kwargs["start"] = 9  # or its own spec
+    assert second.extra["history"] == []
+    assert sekai.spec("test/Counting-v0").kwargs == {"history": []}
+    assert sekai.make("test/Counting-v0").start == 0
+
+
+@pytest.mark.parametrize("built", [None, 5, CountingEnv])
+def test_entry_point_that_builds_no_env_is_a_type_error_naming_it(built):
+    sekai.register("test/NotAnEnv-v0", lambda: built)
+    with pytest.raises(TypeError, match=r"of 'test/NotAnEnv-v0' returned .* not a sekai\.Env"):
+        sekai.make("test/NotAnEnv-v0")
 
 
 def test_registered_time_limit_wraps_in_time_limit_and_truncates():
@@ -119,4 +136,10 @@ def test_string_entry_point_with_a_missing_attribute_names_it(env_module):
 def test_string_entry_point_with_a_missing_module_raises_module_not_found():
     sekai.register("test/Lazy-v0", "registry_no_such_module:Env")
     with pytest.raises(ModuleNotFoundError, match="registry_no_such_module"):
+        sekai.make("test/Lazy-v0")
+
+
+def test_string_entry_point_naming_something_not_callable_is_a_type_error(env_module):
+    sekai.register("test/Lazy-v0", f"{env_module}:__name__")
+    with pytest.raises(TypeError, match=f"'{env_module}:__name__' names str .* not callable"):
         sekai.make("test/Lazy-v0")

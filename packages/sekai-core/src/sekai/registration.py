@@ -9,6 +9,7 @@ broken third-party plugin only costs a warning.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import functools
@@ -189,6 +190,11 @@ def _import_entry_point(entry_point: str) -> Callable[..., Any]:
             raise AttributeError(
                 f"entry point {entry_point!r}: {module_name!r} has no attribute {attribute_path!r}"
             ) from None
+    if not callable(target):
+        raise TypeError(
+            f"entry point {entry_point!r} names {type(target).__name__} {target!r:.80}, "
+            "which is not callable"
+        )
     return target  # type: ignore[no-any-return]
 
 
@@ -393,29 +399,34 @@ def spec(id: str) -> EnvSpec:
 def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any) -> Any:
     """Build the env registered under ``id`` (or described by an :class:`EnvSpec`).
 
-    The entry point is called with the registered kwargs updated by ``kwargs``. The env's
-    ``spec`` is set to the spec it was built from, overrides included. When the spec or the
-    caller gives ``max_episode_steps`` (the caller's wins) the env is wrapped in ``TimeLimit``.
+    The entry point is called with a deep copy of the registered kwargs updated by ``kwargs``,
+    and must return a sekai.Env or MultiAgentEnv. The env's ``spec`` is set to a copy of the
+    spec it was built from, overrides included. When the spec or the caller gives
+    ``max_episode_steps`` (the caller's wins) the env is wrapped in ``TimeLimit``.
     """
     base = id if isinstance(id, EnvSpec) else registry[id]
     steps = base.max_episode_steps if max_episode_steps is None else max_episode_steps
-    if kwargs or steps != base.max_episode_steps:
-        env_spec = dataclasses.replace(
-            base, kwargs={**base.kwargs, **kwargs}, max_episode_steps=steps
-        )
-    else:
-        env_spec = base
+    # each env gets its own copy of the registered defaults (a list default is not shared
+    # between envs) and its own spec (changing env.spec.kwargs does not change the registry)
+    env_spec = dataclasses.replace(
+        base, kwargs={**copy.deepcopy(base.kwargs), **kwargs}, max_episode_steps=steps
+    )
     env = load_entry_point(base.entry_point)(**env_spec.kwargs)
-    getattr(env, "unwrapped", env).spec = env_spec
+    from sekai.core import Env  # here, so that listing and discovering envs needs no numpy
+    from sekai.multi_agent import MultiAgentEnv
+
+    if not isinstance(env, Env | MultiAgentEnv):
+        raise TypeError(
+            f"the entry point {base.entry_point!r} of {base.id!r} returned "
+            f"{type(env).__name__} {env!r:.80}, not a sekai.Env or sekai.MultiAgentEnv"
+        )
+    env.unwrapped.spec = env_spec
     if steps is None:
         return env
-    from sekai.core import Env  # here, so that listing and discovering envs needs no numpy
     from sekai.wrappers import TimeLimit
 
     if not isinstance(env, Env):
-        close = getattr(env, "close", None)
-        if callable(close):
-            close()
+        env.close()
         raise TypeError(
             f"{base.id!r} has max_episode_steps={steps}, but its entry point built a "
             f"{type(env).__name__}, not a sekai.Env: TimeLimit is a single-agent wrapper, so "
