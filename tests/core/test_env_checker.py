@@ -177,6 +177,14 @@ def test_envs_with_less_randomness_pass_too(env_type: type[sekai.Env]) -> None:
         check_env(env_type())
 
 
+def test_reset_that_forwards_seed_and_options_as_keyword_arguments_passes() -> None:
+    class ForwardsResetKeywords(WalkEnv):
+        def reset(self, **kwargs):
+            return super().reset(**kwargs)
+
+    check_env(ForwardsResetKeywords())
+
+
 class ReusesObservationBuffer(WalkEnv):
     def observe(self):
         if not hasattr(self, "buffer"):
@@ -200,6 +208,11 @@ class CloseTwiceFails(WalkEnv):
         if self.close_calls:
             raise RuntimeError("already closed")
         super().close()
+
+
+class CloseFails(WalkEnv):
+    def close(self) -> None:
+        raise RuntimeError("socket already gone")
 
 
 @pytest.mark.parametrize(
@@ -226,6 +239,7 @@ class CloseTwiceFails(WalkEnv):
         (ReusesObservationBuffer, r"observation returned by reset\(\) changed"),
         (ReusesStepBuffer, r"observation returned by step\(\) changed"),
         (CloseTwiceFails, r"calling close\(\) a second time raised RuntimeError"),
+        (CloseFails, r"calling close\(\) raised RuntimeError: socket already gone"),
     ],
 )
 def test_each_broken_rule_is_named(env_type: type[sekai.Env], problem: str) -> None:

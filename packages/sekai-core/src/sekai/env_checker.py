@@ -89,12 +89,10 @@ class _Checker:
                 )
 
     def check_reset_signature(self) -> None:
-        parameters = inspect.signature(self.env.reset).parameters
-        missing = [name for name in ("seed", "options") if name not in parameters]
-        if missing or any(
-            parameters[name].kind is inspect.Parameter.POSITIONAL_ONLY
-            for name in ("seed", "options")
-        ):
+        parameters = inspect.signature(self.env.reset).parameters.values()
+        keywords = {p.name for p in parameters if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
+        takes_any_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+        if not takes_any_keyword and not {"seed", "options"} <= keywords:
             raise EnvCheckError(
                 "reset() must accept the keyword arguments seed and options: "
                 "def reset(self, *, seed=None, options=None)"
@@ -167,14 +165,14 @@ class _Checker:
         self.env.render()
 
     def check_close_twice(self) -> None:
-        self.env.close()
-        try:
-            self.env.close()
-        except Exception as error:
-            raise EnvCheckError(
-                f"calling close() a second time raised {type(error).__name__}: {error}; "
-                "close() must be harmless when the env is already closed"
-            ) from error
+        for call in ("calling close()", "calling close() a second time"):
+            try:
+                self.env.close()
+            except Exception as error:
+                raise EnvCheckError(
+                    f"{call} raised {type(error).__name__}: {error}; close() must release the "
+                    "env's resources without raising, also when the env is already closed"
+                ) from error
 
     # -- checked calls -------------------------------------------------------------------------
 
