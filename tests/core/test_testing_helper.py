@@ -101,6 +101,19 @@ def test_check_registered_env_makes_checks_and_closes(package_envs: None) -> Non
     assert GoodEnv.instances[-1].closed
 
 
+class CloseTwiceFailsEnv(GoodEnv):
+    def close(self) -> None:
+        if self.closed:
+            raise RuntimeError("already closed")
+        super().close()
+
+
+def test_a_failing_close_does_not_hide_the_check_error(package_envs: None) -> None:
+    registry.add(EnvSpec("mine/CloseTwiceFails-v0", CloseTwiceFailsEnv))
+    with pytest.raises(EnvCheckError, match=r"close\(\) a second time raised RuntimeError"):
+        sekai.testing.check_registered_env("mine/CloseTwiceFails-v0")
+
+
 def test_check_registered_envs_reports_every_failing_id(package_envs: None) -> None:
     with pytest.raises(EnvCheckError) as failure:
         sekai.testing.check_registered_envs("my-env-package")

@@ -17,6 +17,7 @@ an id whose env is a :class:`sekai.MultiAgentEnv` fails with TypeError.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -55,13 +56,15 @@ def check_registered_env(env_id: str, *, warn: bool = True, **make_kwargs: Any) 
     """Build ``env_id`` with :func:`sekai.make` (passing ``make_kwargs``) and :func:`check_env` it.
 
     Raises :class:`~sekai.env_checker.EnvCheckError` naming the problem; the env is closed
-    afterwards.
+    afterwards (by check_env when it passes).
     """
     env = make(env_id, **make_kwargs)
     try:
         check_env(env, warn=warn)
-    finally:
-        env.close()
+    except BaseException:
+        with contextlib.suppress(Exception):  # a close() that raises must not hide the problem
+            env.close()
+        raise
 
 
 def check_registered_envs(
