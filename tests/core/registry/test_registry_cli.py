@@ -67,3 +67,12 @@ def test_python_dash_m_sekai_lists_envs():
         [sys.executable, "-m", "sekai", "list"], capture_output=True, text=True, check=True
     )
     assert "  demo/RandomWalk-v0" in result.stdout.splitlines()
+
+
+def test_importing_sekai_dunder_main_does_not_run_the_command():
+    result = subprocess.run(
+        [sys.executable, "-c", "import sekai.__main__; print('imported')"],
+        capture_output=True,
+        text=True,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "imported\n", "")

@@ -2,4 +2,5 @@
 
 from sekai.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing this module (pydoc, doc tools) must not run the command
+    raise SystemExit(main())
