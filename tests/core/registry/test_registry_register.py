@@ -54,6 +54,20 @@ def test_entry_point_that_is_neither_callable_nor_string_is_a_type_error():
         sekai.register("test/Bad-v0", CountingEnv, vector_entry_point=42)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "problem"),
+    [
+        ("ab", "must be a mapping, got 'ab'"),
+        ([("start", 1)], "must be a mapping"),
+        ({1: "x"}, r"must map keyword-argument names \(str\) to values, got the key 1"),
+    ],
+)
+def test_kwargs_that_cannot_be_keyword_arguments_are_a_type_error(kwargs, problem):
+    with pytest.raises(TypeError, match=f"kwargs of 'test/Bad-v0' {problem}"):
+        sekai.register("test/Bad-v0", CountingEnv, kwargs=kwargs)
+    assert "test/Bad-v0" not in sekai.registry
+
+
 @pytest.mark.parametrize("steps", [0, -3, 1.5, True])
 def test_max_episode_steps_must_be_a_positive_int(steps):
     with pytest.raises(ValueError, match="max_episode_steps"):

@@ -98,9 +98,7 @@ class EnvSpec:
         _check_max_episode_steps(self.max_episode_steps, self.id)
         if self.max_episode_steps is not None:  # a NumPy integer is stored as a plain int
             object.__setattr__(self, "max_episode_steps", int(self.max_episode_steps))
-        if not isinstance(self.kwargs, Mapping):
-            raise TypeError(f"kwargs of {self.id!r} must be a mapping, got {self.kwargs!r}")
-        object.__setattr__(self, "kwargs", dict(self.kwargs))
+        object.__setattr__(self, "kwargs", _kwargs_dict(self.kwargs, self.id))
 
     @property
     def namespace(self) -> str | None:
@@ -170,6 +168,21 @@ def _check_max_episode_steps(steps: object, env_id: str) -> None:
         raise ValueError(
             f"max_episode_steps of {env_id!r} must be a positive int or None, got {steps!r}"
         )
+
+
+def _kwargs_dict(kwargs: Mapping[str, Any] | None, env_id: str) -> dict[str, Any]:
+    """A copy of an entry's default keyword arguments; TypeError if they cannot be keywords."""
+    if kwargs is None:
+        return {}
+    if not isinstance(kwargs, Mapping):
+        raise TypeError(f"kwargs of {env_id!r} must be a mapping, got {kwargs!r}")
+    for key in kwargs:
+        if not isinstance(key, str):
+            raise TypeError(
+                f"kwargs of {env_id!r} must map keyword-argument names (str) to values, "
+                f"got the key {key!r}"
+            )
+    return dict(kwargs)
 
 
 def load_entry_point(entry_point: EntryPoint) -> Callable[..., Any]:
@@ -290,7 +303,7 @@ class Registry(Mapping[str, EnvSpec]):
                 entry_point,
                 vector_entry_point=vector_entry_point,
                 max_episode_steps=max_episode_steps,
-                kwargs={} if kwargs is None else dict(kwargs),
+                kwargs=_kwargs_dict(kwargs, id),
                 distribution=distribution,
             )
 
@@ -386,7 +399,7 @@ def register(
             entry_point,
             vector_entry_point=vector_entry_point,
             max_episode_steps=max_episode_steps,
-            kwargs={} if kwargs is None else dict(kwargs),
+            kwargs=_kwargs_dict(kwargs, id),
         )
     )
 
