@@ -185,6 +185,19 @@ def test_reset_that_forwards_seed_and_options_as_keyword_arguments_passes() -> N
     check_env(ForwardsResetKeywords())
 
 
+def test_an_action_space_built_anew_by_a_property_passes() -> None:
+    class ActionSpaceProperty(Deterministic):
+        @property
+        def action_space(self):  # a new space object (and generator) on every access
+            return sekai.Discrete(3)
+
+        @action_space.setter
+        def action_space(self, space):
+            pass
+
+    check_env(ActionSpaceProperty())  # was: "step 1 ... differs between two runs"
+
+
 class ReusesObservationBuffer(WalkEnv):
     def observe(self):
         if not hasattr(self, "buffer"):

@@ -142,10 +142,11 @@ class _Checker:
 
     def check_observations_not_reused(self) -> None:
         """An observation returned earlier must not change when the env moves on."""
+        action_space = self.env.action_space
         earlier: ResetResult | StepResult = self.reset(seed=_SEED)
         for _ in range(2):  # the observation of a reset(), then of a step()
             kept = copy.deepcopy(earlier.observation)
-            later = self.reset() if earlier.done else self.step(self.sample_action())
+            later = self.reset() if earlier.done else self.step(self.sample_action(action_space))
             if not _same(earlier.observation, kept):
                 call = "reset()" if isinstance(earlier, ResetResult) else "step()"
                 raise EnvCheckError(
@@ -219,7 +220,8 @@ class _Checker:
         Results are kept as copies, so an env that reuses its buffers fails the buffer check,
         not this one.
         """
-        self.env.action_space.seed(_SEED)
+        space = self.env.action_space  # one object: a property may build a new space per access
+        space.seed(_SEED)
         reset = self.reset(seed=seed)
         generator = getattr(self.env.unwrapped, "_rng", None)
         rollout = _Rollout(
@@ -227,15 +229,14 @@ class _Checker:
             rng_state=None if generator is None else generator.bit_generator.state,
         )
         for _ in range(_STEPS):
-            result = self.step(self.sample_action())
+            result = self.step(self.sample_action(space))
             rollout.steps.append(result._replace(observation=copy.deepcopy(result.observation)))
             if result.done:
                 break
         return rollout
 
-    def sample_action(self) -> Any:
-        """A random action, drawn with the env's action mask when it publishes one."""
-        space = self.env.action_space
+    def sample_action(self, space: Space[Any]) -> Any:
+        """A random action from ``space``, drawn with the env's action mask when it has one."""
         action_mask = getattr(self.env, "action_mask", None)
         if not callable(action_mask):
             return space.sample()
