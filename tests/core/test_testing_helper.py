@@ -131,6 +131,11 @@ def test_check_registered_envs_returns_the_ids_it_checked(package_envs: None) ->
         sekai.testing.check_registered_envs(ids=["mine/NoInfo-v0"])
 
 
+def test_a_single_id_as_a_str_is_a_type_error_not_one_check_per_letter() -> None:
+    with pytest.raises(TypeError, match=r"not the str 'CartPole-v1'; pass ids=\['CartPole-v1'\]"):
+        sekai.testing.check_registered_envs(ids="CartPole-v1")
+
+
 def test_distribution_and_ids_together_are_ambiguous() -> None:
     with pytest.raises(ValueError, match="either distribution or ids"):
         sekai.testing.check_registered_envs("sekai-core", ids=["CartPole-v1"])

@@ -77,6 +77,8 @@ def check_registered_envs(
     """
     if ids is not None and distribution is not None:
         raise ValueError("pass either distribution or ids, not both")
+    if isinstance(ids, str):  # list("CartPole-v1") would check the ids "C", "a", "r", ...
+        raise TypeError(f"ids must be a list of env ids, not the str {ids!r}; pass ids=[{ids!r}]")
     checked = env_ids(distribution) if ids is None else list(ids)
     failures = {}
     for env_id in checked:
