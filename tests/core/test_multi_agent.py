@@ -128,6 +128,27 @@ def test_seeding_follows_the_env_contract() -> None:
     assert single.rng.random() == multi.rng.random()  # the same generator for the same seed
 
 
+@pytest.mark.parametrize(
+    ("seed", "error", "problem"),
+    [
+        (True, TypeError, "seed must be an int or None, got bool True"),
+        (1.5, TypeError, "got float 1.5"),
+        ("3", TypeError, "got str '3'"),
+        ([1, 2], TypeError, "got list"),
+        (-1, ValueError, "seed must be a non-negative int, got -1"),
+    ],
+)
+def test_a_seed_that_is_not_a_non_negative_int_is_refused(seed, error, problem) -> None:
+    for env in (sekai.Env(), CoinFlipEnv()):  # one contract for single- and multi-agent envs
+        with pytest.raises(error, match=problem):
+            env._set_rng(seed)
+    env = sekai.make("CartPole-v1")
+    with pytest.raises(error, match=problem):
+        env.reset(seed=seed)
+    env._set_rng(np.int64(3))  # NumPy integers are ints
+    np.testing.assert_array_equal(env.reset(seed=np.uint8(3)).observation, env.reset(seed=3)[0])
+
+
 def test_rng_exists_before_any_seeding() -> None:
     assert isinstance(CoinFlipEnv().rng, np.random.Generator)
 

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
+from sekai._checks import is_whole_number
+
 if TYPE_CHECKING:
     from sekai.registration import EnvSpec
     from sekai.spaces import Space
@@ -84,7 +86,11 @@ class RngMixin:
     def _set_rng(self, seed: int | None) -> None:
         """Re-seed ``self.rng`` from ``seed``; with None keep the current stream."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            if not is_whole_number(seed):  # as vector envs: True, 1.5 or "3" is not a seed
+                raise TypeError(f"seed must be an int or None, got {type(seed).__name__} {seed!r}")
+            if seed < 0:
+                raise ValueError(f"seed must be a non-negative int, got {seed}")
+            self._rng = np.random.default_rng(int(seed))
         elif self._rng is None:
             self._rng = np.random.default_rng()
 
