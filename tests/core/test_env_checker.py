@@ -272,6 +272,11 @@ class Float64Observations(WalkEnv):
         return self.position.copy()
 
 
+class ListObservations(WalkEnv):
+    def observe(self):
+        return [float(x) for x in self.position]
+
+
 class NeverSeeds(WalkEnv):
     """Deterministic, so nothing breaks, but reset() never calls _set_rng."""
 
@@ -299,6 +304,7 @@ class SeedsItsOwnGenerator(NeverSeeds):
     ("env_type", "problem"),
     [
         (Float64Observations, "observation of dtype float64, but the observation space has dtype"),
+        (ListObservations, r"observation as a list, not a NumPy array: return np.asarray"),
         (NeverSeeds, r"reset\(seed=...\) did not seed self.rng"),
         (SeedsItsOwnGenerator, "self.rng is in different states"),
     ],

@@ -262,11 +262,19 @@ class _Checker:
                 f"{where} returned an observation outside observation_space {space}: "
                 f"{observation!r}"
             )
-        for path, dtype, expected in _dtype_mismatches(space, observation, ""):
-            self.soft(
-                f"the env returns observation{path} of dtype {dtype}, but the observation space "
-                f"has dtype {expected}: cast it to {expected} so it matches what the space promises"
-            )
+        for path, box, value in _box_parts(space, observation, ""):
+            if not isinstance(value, np.ndarray | np.generic):
+                self.soft(
+                    f"the env returns observation{path} as a {type(value).__name__}, not a NumPy "
+                    f"array: return np.asarray(..., dtype=np.{box.dtype}) so that wrappers and "
+                    "vector envs get the array the Box promises"
+                )
+            elif value.dtype != box.dtype:
+                self.soft(
+                    f"the env returns observation{path} of dtype {value.dtype}, but the observation "
+                    f"space has dtype {box.dtype}: cast it to {box.dtype} so it matches what the "
+                    "space promises"
+                )
 
     def soft(self, message: str) -> None:
         if self.warn and message not in self._warned:
@@ -281,22 +289,21 @@ def _check_info(info: Any, where: str) -> None:
         )
 
 
-def _dtype_mismatches(space: Space[Any], x: Any, path: str) -> list[tuple[str, Any, Any]]:
-    """(path, dtype, space dtype) for every Box part of ``x`` whose dtype is not the space's."""
+def _box_parts(space: Space[Any], x: Any, path: str) -> list[tuple[str, Box, Any]]:
+    """(path, Box, value) for every Box part of ``x``, through Dict and Tuple spaces."""
     if isinstance(space, Box):
-        dtype = np.asarray(x).dtype
-        return [] if dtype == space.dtype else [(path, dtype, space.dtype)]
+        return [(path, space, x)]
     if isinstance(space, Dict):
         return [
-            mismatch
+            part
             for key, subspace in space.items()
-            for mismatch in _dtype_mismatches(subspace, x[key], f"{path}[{key!r}]")
+            for part in _box_parts(subspace, x[key], f"{path}[{key!r}]")
         ]
     if isinstance(space, Tuple):
         return [
-            mismatch
+            part
             for index in range(len(space))
-            for mismatch in _dtype_mismatches(space[index], x[index], f"{path}[{index}]")
+            for part in _box_parts(space[index], x[index], f"{path}[{index}]")
         ]
     return []
 
