@@ -271,9 +271,9 @@ class _Checker:
                 )
             elif value.dtype != box.dtype:
                 self.soft(
-                    f"the env returns observation{path} of dtype {value.dtype}, but the observation "
-                    f"space has dtype {box.dtype}: cast it to {box.dtype} so it matches what the "
-                    "space promises"
+                    f"the env returns observation{path} of dtype {value.dtype}, but the "
+                    f"observation space has dtype {box.dtype}: cast it to {box.dtype} so it "
+                    "matches what the space promises"
                 )
 
     def soft(self, message: str) -> None:
