@@ -146,3 +146,14 @@ def test_two_plugins_registering_one_id_warn_and_the_later_wins(fake_plugin):
         for env_id in ["fake/Good-v0", "fake/Native-v0"]
     ]
     assert fresh["fake/Good-v0"].distribution == "fake-b-envs"
+
+
+def test_one_plugin_registering_an_id_twice_warns_and_the_later_wins(fake_plugin):
+    twice = GOOD_PLUGIN + (
+        "    register('fake/Good-v0', 'registry_test_envs:CountingEnv', kwargs={'start': 8})\n"
+    )
+    fake_plugin("fake-twice-envs", "registry_fake_twice", twice)
+    fresh = Registry()
+    with pytest.warns(UserWarning, match="'fake/Good-v0' was already registered by fake-twice"):
+        len(fresh)
+    assert fresh["fake/Good-v0"].kwargs == {"start": 8}

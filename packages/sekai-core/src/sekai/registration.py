@@ -288,7 +288,7 @@ class Registry(Mapping[str, EnvSpec]):
     ) -> None:
         """Register one plugin's envs, all or nothing; a failure becomes a PluginWarning."""
         distribution = _distribution_name(plugin_entry_point)
-        staged: dict[str, EnvSpec] = {}
+        staged: list[EnvSpec] = []  # in call order, so an id registered twice warns
 
         def register_from_plugin(
             id: str,
@@ -298,13 +298,15 @@ class Registry(Mapping[str, EnvSpec]):
             max_episode_steps: int | None = None,
             kwargs: Mapping[str, Any] | None = None,
         ) -> None:
-            staged[id] = EnvSpec(
-                id,
-                entry_point,
-                vector_entry_point=vector_entry_point,
-                max_episode_steps=max_episode_steps,
-                kwargs=_kwargs_dict(kwargs, id),
-                distribution=distribution,
+            staged.append(
+                EnvSpec(
+                    id,
+                    entry_point,
+                    vector_entry_point=vector_entry_point,
+                    max_episode_steps=max_episode_steps,
+                    kwargs=_kwargs_dict(kwargs, id),
+                    distribution=distribution,
+                )
             )
 
         plugin = None
@@ -326,7 +328,7 @@ class Registry(Mapping[str, EnvSpec]):
                 stacklevel=2,
             )
             return
-        for env_spec in staged.values():
+        for env_spec in staged:
             self._store(env_spec, stacklevel=2)
 
     def _unknown_message(self, env_id: str) -> str:
