@@ -157,3 +157,16 @@ def test_one_plugin_registering_an_id_twice_warns_and_the_later_wins(fake_plugin
     with pytest.warns(UserWarning, match="'fake/Good-v0' was already registered by fake-twice"):
         len(fresh)
     assert fresh["fake/Good-v0"].kwargs == {"start": 8}
+
+
+def test_with_warnings_as_errors_a_broken_plugin_raises_once_and_the_others_still_load(
+    fake_plugin,
+):
+    fake_plugin("aaa-broken-envs", "registry_fake_broken", "1 / 0")  # sorted before the others
+    fake_plugin("fake-good-envs", "registry_fake_good", GOOD_PLUGIN)
+    fresh = Registry()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(PluginWarning, match="'aaa-broken-envs'"):
+            len(fresh)
+        assert {"fake/Good-v0", "CartPole-v1", "demo/RandomWalk-v0"} <= set(fresh)

@@ -234,7 +234,9 @@ class Registry(Mapping[str, EnvSpec]):
     def add(self, env_spec: EnvSpec) -> None:
         """Register ``env_spec`` under its id, replacing (with a warning) an existing entry."""
         self._load_plugins()
-        self._store(env_spec, stacklevel=3)
+        replaced = self._store(env_spec)
+        if replaced is not None:
+            warnings.warn(replaced, UserWarning, stacklevel=3)
 
     def __getitem__(self, env_id: str) -> EnvSpec:
         _check_id_type(env_id)
@@ -256,16 +258,16 @@ class Registry(Mapping[str, EnvSpec]):
         self._load_plugins()
         return len(self._specs)
 
-    def _store(self, env_spec: EnvSpec, stacklevel: int) -> None:
+    def _store(self, env_spec: EnvSpec) -> str | None:
+        """Store ``env_spec``; if it replaces an entry, return the warning that says so."""
         previous = self._specs.get(env_spec.id)
-        if previous is not None:
-            warnings.warn(
-                f"env id {env_spec.id!r} was already registered{_by(previous.distribution)}; "
-                f"replacing it with the new registration{_by(env_spec.distribution)}",
-                UserWarning,
-                stacklevel=stacklevel + 1,
-            )
         self._specs[env_spec.id] = env_spec
+        if previous is None:
+            return None
+        return (
+            f"env id {env_spec.id!r} was already registered{_by(previous.distribution)}; "
+            f"replacing it with the new registration{_by(env_spec.distribution)}"
+        )
 
     def _load_plugins(self) -> None:
         if self._loaded:
@@ -274,19 +276,27 @@ class Registry(Mapping[str, EnvSpec]):
             if self._loaded or self._loading:  # another thread finished, or a plugin re-entered
                 return
             self._loading = True
+            problems: list[tuple[str, type[Warning]]] = []
             try:
                 manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
                 manager.add_hookspecs(hookspecs)
                 for plugin_entry_point in _plugin_entry_points():
-                    self._load_plugin(manager, plugin_entry_point)
+                    problems += self._load_plugin(manager, plugin_entry_point)
             finally:
                 self._loading = False
                 self._loaded = True
+        # warned only once every plugin is in: with warnings as errors the first use raises,
+        # and later uses still see every plugin that loaded
+        for message, category in problems:
+            warnings.warn(message, category, stacklevel=3)
 
     def _load_plugin(
         self, manager: pluggy.PluginManager, plugin_entry_point: importlib.metadata.EntryPoint
-    ) -> None:
-        """Register one plugin's envs, all or nothing; a failure becomes a PluginWarning."""
+    ) -> list[tuple[str, type[Warning]]]:
+        """Register one plugin's envs, all or nothing; return the warnings to give.
+
+        A failure becomes a PluginWarning; an id registered again, a UserWarning.
+        """
         distribution = _distribution_name(plugin_entry_point)
         staged: list[EnvSpec] = []  # in call order, so an id registered twice warns
 
@@ -320,16 +330,14 @@ class Registry(Mapping[str, EnvSpec]):
         except (Exception, SystemExit) as error:  # sys.exit() in a plugin must not end the caller
             if plugin is not None and manager.is_registered(plugin):
                 manager.unregister(plugin)
-            warnings.warn(
+            failure = (
                 f"sekai plugin {plugin_entry_point.name!r} ({plugin_entry_point.value}) from "
                 f"distribution {distribution!r} failed, so its envs are not registered: "
-                f"{type(error).__name__}: {error}",
-                PluginWarning,
-                stacklevel=2,
+                f"{type(error).__name__}: {error}"
             )
-            return
-        for env_spec in staged:
-            self._store(env_spec, stacklevel=2)
+            return [(failure, PluginWarning)]
+        replaced = [self._store(env_spec) for env_spec in staged]
+        return [(message, UserWarning) for message in replaced if message is not None]
 
     def _unknown_message(self, env_id: str) -> str:
         message = f"no env registered with id {env_id!r}."
