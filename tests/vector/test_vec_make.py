@@ -71,7 +71,31 @@ def test_native_kwargs_routing():
     )
     assert (vec.length, vec.max_episode_steps, vec.autoreset) == (9, 7, "next_step")
     assert vec.spec.kwargs == {"length": 9} and vec.spec.max_episode_steps == 7
-    assert make_vec(DRIFT, 2).spec is DRIFT
+    assert make_vec(DRIFT, 2).spec == DRIFT
+
+
+class DriftWithHistory(DriftWithKwargs):
+    def __init__(self, num_envs: int, *, history: list[int], **kwargs: Any) -> None:
+        super().__init__(num_envs, **kwargs)
+        self.history = history
+
+
+@pytest.mark.parametrize("mode", ["native", "sync"])
+def test_vec_spec_is_a_copy_and_registered_defaults_are_not_shared(mode):
+    spec = EnvSpec(
+        "vectest/History-v0",
+        entry_point=WalkEnv,
+        vector_entry_point=DriftWithHistory,
+        kwargs={"history": []} if mode == "native" else {},
+    )
+    first, second = make_vec(spec, 2, mode), make_vec(spec, 2, mode)
+    first.spec.kwargs["length"] = 9
+    assert "length" not in spec.kwargs  # the registry entry is unchanged
+    if mode == "native":  # as make(): each env gets its own copy of a mutable default
+        first.history.append(1)
+        assert second.history == [] and spec.kwargs["history"] == []
+    first.close()
+    second.close()
 
 
 @pytest.mark.parametrize(("mode", "backend"), [("sync", SyncVecEnv), ("async", AsyncVecEnv)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -91,7 +92,7 @@ def _make_native(
             "wrappers= wraps each sub-env, but a native vector env has no sub-env objects; "
             'wrap the VecEnv in vector wrappers instead, or use vectorization_mode="sync"'
         )
-    native_kwargs = {**env_spec.kwargs, **kwargs}
+    native_kwargs = {**copy.deepcopy(env_spec.kwargs), **kwargs}  # as make(): nothing shared
     if native_kwargs.get("max_episode_steps") is None:
         native_kwargs.pop("max_episode_steps", None)
         if env_spec.max_episode_steps is not None:
@@ -124,10 +125,9 @@ def _sub_env_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _spec_with_overrides(env_spec: EnvSpec, kwargs: dict[str, Any]) -> EnvSpec:
+    """A copy of ``env_spec`` with the overrides: changing vec.spec must not change the registry."""
     overrides = dict(kwargs)
     steps = overrides.pop("max_episode_steps", None)
-    if not overrides and steps is None:
-        return env_spec
     return dataclasses.replace(
         env_spec,
         kwargs={**env_spec.kwargs, **overrides},
