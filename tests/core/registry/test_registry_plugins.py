@@ -170,3 +170,19 @@ def test_with_warnings_as_errors_a_broken_plugin_raises_once_and_the_others_stil
         with pytest.raises(PluginWarning, match="'aaa-broken-envs'"):
             len(fresh)
         assert {"fake/Good-v0", "CartPole-v1", "demo/RandomWalk-v0"} <= set(fresh)
+
+
+def test_loading_interrupted_by_ctrl_c_is_redone_on_the_next_use(fake_plugin, monkeypatch):
+    monkeypatch.delenv("SEKAI_TEST_INTERRUPTED", raising=False)
+    slow = (
+        "import os\n"
+        "if not os.environ.get('SEKAI_TEST_INTERRUPTED'):\n"
+        "    os.environ['SEKAI_TEST_INTERRUPTED'] = '1'\n"
+        "    raise KeyboardInterrupt\n" + GOOD_PLUGIN
+    )
+    fake_plugin("aaa-slow-envs", "registry_fake_slow", slow)  # sorted before sekai-core
+    fresh = Registry()
+    with pytest.raises(KeyboardInterrupt):
+        len(fresh)
+    assert {"fake/Good-v0", "CartPole-v1", "demo/RandomWalk-v0"} <= set(fresh)
+    assert fresh["fake/Good-v0"].distribution == "aaa-slow-envs"

@@ -277,14 +277,19 @@ class Registry(Mapping[str, EnvSpec]):
                 return
             self._loading = True
             problems: list[tuple[str, type[Warning]]] = []
+            before = dict(self._specs)
             try:
                 manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
                 manager.add_hookspecs(hookspecs)
                 for plugin_entry_point in _plugin_entry_points():
                     problems += self._load_plugin(manager, plugin_entry_point)
+            except BaseException:  # Ctrl-C while loading: the next use loads them all again
+                self._specs = before
+                raise
+            else:
+                self._loaded = True
             finally:
                 self._loading = False
-                self._loaded = True
         # warned only once every plugin is in: with warnings as errors the first use raises,
         # and later uses still see every plugin that loaded
         for message, category in problems:
