@@ -44,6 +44,12 @@ def test_demo_env_pays_position_times_log_return_net_of_costs():
     assert results[-1].info["price"] == pytest.approx(np.exp(log_returns.sum()))
 
 
+@pytest.mark.parametrize("bad", [{"sigma": -0.1}, {"cost": -1.0}, {"sigma": float("nan")}])
+def test_demo_env_refuses_negative_or_nan_sigma_and_cost(bad):
+    with pytest.raises(ValueError, match="sigma and cost must be >= 0"):
+        sekai.make("demo/RandomWalk-v0", **bad)
+
+
 def test_demo_env_is_truncated_by_the_registered_time_limit():
     env = sekai.make("demo/RandomWalk-v0")
     env.reset(seed=1)

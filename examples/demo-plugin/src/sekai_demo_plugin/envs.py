@@ -20,7 +20,7 @@ class RandomWalkEnv(Env[np.ndarray, int | np.integer[Any]]):
     """
 
     def __init__(self, *, sigma: float = 0.01, drift: float = 0.0, cost: float = 0.0) -> None:
-        if sigma < 0 or cost < 0:
+        if not (sigma >= 0 and cost >= 0):  # written so that NaN fails too
             raise ValueError(f"sigma and cost must be >= 0, got sigma={sigma}, cost={cost}")
         self.sigma = sigma
         self.drift = drift
