@@ -143,3 +143,20 @@ def test_string_entry_point_naming_something_not_callable_is_a_type_error(env_mo
     sekai.register("test/Lazy-v0", f"{env_module}:__name__")
     with pytest.raises(TypeError, match=f"'{env_module}:__name__' names str .* not callable"):
         sekai.make("test/Lazy-v0")
+
+
+def test_an_error_from_the_entry_point_keeps_its_type_and_names_the_id_and_kwargs():
+    def build(sigma: float) -> CountingEnv:
+        raise ValueError("sigma must be positive")
+
+    sekai.register("test/Raises-v0", build, kwargs={"sigma": 1.0})
+    with pytest.raises(ValueError) as caught:
+        sekai.make("test/Raises-v0", sigma=-1)
+    assert str(caught.value) == "sigma must be positive"
+    assert caught.value.__notes__ == [
+        "raised by sekai.make('test/Raises-v0') with kwargs {'sigma': -1}"
+    ]
+    sekai.register("test/Lazy-v0", "registry_no_such_module:Env")
+    with pytest.raises(ModuleNotFoundError) as caught:
+        sekai.make("test/Lazy-v0")
+    assert caught.value.__notes__ == ["raised by sekai.make('test/Lazy-v0') with kwargs {}"]

@@ -439,7 +439,11 @@ def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: A
     env_spec = dataclasses.replace(
         base, kwargs={**copy.deepcopy(base.kwargs), **kwargs}, max_episode_steps=steps
     )
-    env = load_entry_point(base.entry_point)(**env_spec.kwargs)
+    try:
+        env = load_entry_point(base.entry_point)(**env_spec.kwargs)
+    except Exception as error:  # keep the type, say which env and arguments it came from
+        error.add_note(f"raised by sekai.make({base.id!r}) with kwargs {env_spec.kwargs!r}")
+        raise
     from sekai.core import Env  # here, so that listing and discovering envs needs no numpy
     from sekai.multi_agent import MultiAgentEnv
 
