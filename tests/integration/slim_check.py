@@ -22,4 +22,8 @@ for name, distribution in [("SyncVecEnv", "sekai-vector"), ("make_vec", "sekai-v
         assert distribution in str(error) and "pip install" in str(error), error
     else:
         raise AssertionError(f"sekai.{name} resolved without {distribution} installed")
+namespace: dict[str, object] = {}
+exec("from sekai import *", namespace)  # only the installed distributions' names
+assert "Box" in namespace and "make_vec" not in namespace, sorted(namespace)
+
 print("slim install OK: spaces, make() and a clear error for missing distributions")

@@ -151,4 +151,15 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-__all__ = sorted(name for name in _LAZY if not _LAZY[name].endswith(f".{name}"))
+def _installed(module_name: str) -> bool:
+    """Whether the distribution shipping ``module_name`` is installed (a folder on __path__)."""
+    part = module_name.split(".")[1]
+    return part not in _DISTRIBUTIONS or any(os.path.isdir(os.path.join(p, part)) for p in __path__)
+
+
+# `from sekai import *` takes the public names of the installed distributions only.
+__all__ = sorted(
+    name
+    for name, module_name in _LAZY.items()
+    if not module_name.endswith(f".{name}") and _installed(module_name)
+)
