@@ -132,13 +132,7 @@ class WorkerPool:
         """
         with self._sigint:
             self._discard_stale_replies()
-            for handle, message in zip(self.handles, messages, strict=True):
-                try:
-                    handle.channel.send(message)
-                except OSError:
-                    self._died(handle)  # collect() reports it after reading the others
-                    continue
-                handle.pending += 1
+            self._send(messages)
             return self.collect()
 
     async def async_request(self, messages: list[bytes]) -> list[Any]:
@@ -158,19 +152,24 @@ class WorkerPool:
                     with self._sigint:
                         self._receive(handle)
             with self._sigint:  # every message is sent, and counted, before the next await
-                for handle, message in zip(self.handles, messages, strict=True):
-                    try:
-                        handle.channel.send(message)
-                    except OSError:
-                        self._died(handle)  # collect() reports it after reading the others
-                        continue
-                    handle.pending += 1
+                self._send(messages)
             for handle in self.handles:
                 await self._readable(handle)
             return self.collect()  # every reply has begun to arrive: no wait for a worker left
         finally:
             if self._in_flight is token:  # else a later call took over from this abandoned one
                 self._in_flight = None
+
+    def _send(self, messages: list[bytes]) -> None:
+        """Send each worker its message and count the reply it owes; a worker found dead here
+        is reported by :meth:`collect` after the others' replies are read."""
+        for handle, message in zip(self.handles, messages, strict=True):
+            try:
+                handle.channel.send(message)
+            except OSError:
+                self._died(handle)
+                continue
+            handle.pending += 1
 
     async def _readable(self, handle: _Handle) -> None:
         """Wait, leaving the event loop free, until ``handle`` has bytes (or EOF) to read."""
