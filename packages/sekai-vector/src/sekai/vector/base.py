@@ -123,6 +123,16 @@ class VecEnv:
         self._close()
 
     @property
+    def single_observation_space(self) -> Space[Any]:
+        """gymnasium's name for :attr:`observation_space`, one sub-env's space."""
+        return self.observation_space
+
+    @property
+    def single_action_space(self) -> Space[Any]:
+        """gymnasium's name for :attr:`action_space`, one sub-env's space."""
+        return self.action_space
+
+    @property
     def unwrapped(self) -> VecEnv:
         """The innermost VecEnv below any vector wrappers (this one)."""
         return self
@@ -220,10 +230,7 @@ class VecEnv:
             discrete = actions.ndim == 1 and actions.dtype.kind in "biu"
             per_env = actions.tolist() if discrete else list(actions)
         elif _is_single_value(actions):  # iterate() would fail on it with a bare TypeError
-            raise ValueError(
-                f"actions must hold one action per sub-env ({self.num_envs}), got the single "
-                f"value {actions!r}"
-            )
+            raise ValueError(_single_value_message(self.num_envs, actions))
         else:
             per_env = list(iterate(self.action_space, actions))
         if len(per_env) != self.num_envs:
@@ -268,6 +275,15 @@ def _check_env_fns(
 def _is_single_value(actions: Any) -> bool:
     """True for a scalar (a number or a 0-d array), which is one action, not a batch."""
     return not isinstance(actions, dict | tuple) and np.ndim(actions) == 0
+
+
+def _single_value_message(num_envs: int, actions: Any) -> str:
+    """Why one action is not a batch; a gymnasium user expects ``action_space`` to be batched."""
+    return (
+        f"actions must hold one action per sub-env ({num_envs}), got the single value "
+        f"{actions!r}: vec.action_space is one sub-env's space (gymnasium's "
+        "single_action_space); sample a batch with vec.batch_action_space.sample()"
+    )
 
 
 def _check_non_negative(seed: int | np.integer[Any]) -> None:

@@ -18,7 +18,14 @@ import numpy as np
 from sekai.core import ResetResult, RngMixin, StepResult
 from sekai.spaces import Space, concatenate, iterate
 from sekai.vector._lazy_infos import _LazyInfos
-from sekai.vector.base import AutoresetMode, OptionsArg, SeedArg, VecEnv, _is_single_value
+from sekai.vector.base import (
+    AutoresetMode,
+    OptionsArg,
+    SeedArg,
+    VecEnv,
+    _is_single_value,
+    _single_value_message,
+)
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.wrappers import autoreset_result
 
@@ -195,10 +202,7 @@ class NativeVecEnv(RngMixin, VecEnv):
                 )
             return concatenate(self.action_space, actions)
         if _is_single_value(actions):  # array operations would broadcast it to every sub-env
-            raise ValueError(
-                f"actions must hold one action per sub-env ({self.num_envs}), got the single "
-                f"value {actions!r}"
-            )
+            raise ValueError(_single_value_message(self.num_envs, actions))
         if isinstance(actions, np.ndarray) and len(actions) != self.num_envs:
             raise ValueError(
                 f"actions must have a leading axis of num_envs ({self.num_envs}), "
