@@ -113,11 +113,28 @@ class Env(RngMixin, Generic[ObsType, ActType]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> ResetResult:
         """Start an episode and return its first observation."""
-        raise NotImplementedError
+        if type(self).reset is Env.reset:
+            raise NotImplementedError(
+                f"{type(self).__name__} does not implement reset(): define "
+                "reset(self, *, seed=None, options=None) that calls self._set_rng(seed) and "
+                "returns sekai.ResetResult(observation, info)"
+            )
+        raise NotImplementedError(  # gymnasium's Env.reset seeds; sekai's has nothing to do
+            "sekai.Env.reset() is abstract: seed with self._set_rng(seed) instead of "
+            "super().reset(seed=seed), and draw randomness from self.rng"
+        )
 
     def step(self, action: ActType) -> StepResult:
         """Advance the episode by one action."""
-        raise NotImplementedError
+        if type(self).step is Env.step:
+            raise NotImplementedError(
+                f"{type(self).__name__} does not implement step(): define step(self, action) "
+                "that returns sekai.StepResult(observation, reward, terminated, truncated, info)"
+            )
+        raise NotImplementedError(
+            "sekai.Env.step() is abstract: a subclass's step() computes the whole transition, "
+            "without calling super().step()"
+        )
 
     async def async_reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

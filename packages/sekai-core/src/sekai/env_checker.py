@@ -178,7 +178,10 @@ class _Checker:
     # -- checked calls -------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None) -> ResetResult:
-        result = self.env.reset(seed=seed)
+        try:
+            result = self.env.reset(seed=seed)
+        except NotImplementedError as error:
+            raise EnvCheckError(f"reset() raised NotImplementedError: {error}") from error
         if not isinstance(result, ResetResult):
             raise EnvCheckError(
                 "reset() must return sekai.ResetResult(observation, info), "
@@ -189,7 +192,10 @@ class _Checker:
         return result
 
     def step(self, action: Any) -> StepResult:
-        result = self.env.step(action)
+        try:
+            result = self.env.step(action)
+        except NotImplementedError as error:
+            raise EnvCheckError(f"step() raised NotImplementedError: {error}") from error
         if not isinstance(result, StepResult):
             raise EnvCheckError(
                 "step() must return sekai.StepResult(observation, reward, terminated, truncated, "
