@@ -102,7 +102,9 @@ class _Checker:
         """The same seed gives the same episode; reset(seed=None) continues the stream."""
         seeded = self.rollout(_SEED)
         again = self.rollout(_SEED)
-        _compare(seeded, again, f"after reset(seed={_SEED})", "between two runs", _FIX_SEEDING)
+        _compare(
+            seeded, again, f"after reset(seed={_SEED})", "between two runs", _fix_seeding(self.env)
+        )
         self.check_rng_reseeded(seeded.rng_state, again.rng_state)
 
         continued = self.rollout(None)
@@ -338,9 +340,22 @@ def _same(a: Any, b: Any) -> bool:
     )
 
 
-_FIX_SEEDING = (
-    "seed the env's randomness with self._set_rng(seed) in reset() and draw it from self.rng"
-)
+def _fix_seeding(env: Env[Any, Any]) -> str:
+    """The advice for an env whose seeded episodes differ: freeze a wrapper that learns as it
+    goes (its statistics, not the env's randomness, make the runs differ), else seed properly."""
+    from sekai.wrappers import Wrapper
+
+    layer: Env[Any, Any] = env
+    while isinstance(layer, Wrapper):
+        if vars(layer).get("update_running_mean") is True:  # its own, not read through
+            name = type(layer).__name__
+            return (
+                f"{name} updates its running statistics on every call, so results depend on "
+                f"more than the seed: set update_running_mean = False on the {name} layer "
+                "before checking"
+            )
+        layer = layer.env
+    return "seed the env's randomness with self._set_rng(seed) in reset() and draw it from self.rng"
 
 
 @dataclasses.dataclass
