@@ -210,3 +210,10 @@ def test_cartpole_steps_after_termination_earn_nothing_and_warn_once() -> None:
         assert env.step(1).reward == 0.0
     env.reset(seed=0)
     assert env.step(1).reward == 1.0
+
+
+@pytest.mark.parametrize("env_type", ENV_TYPES)
+@pytest.mark.parametrize("options", [3, ["low"], "low"])
+def test_options_that_are_not_a_dict_are_named(env_type, options) -> None:
+    with pytest.raises(TypeError, match=r"options must be a dict or None, got"):
+        env_type().reset(options=options)

@@ -42,6 +42,11 @@ def reset_options(options: dict[str, Any] | None, **defaults: float) -> dict[str
     """The options ``reset`` accepts, as floats, with ``defaults`` for those not given."""
     if options is None:
         return defaults
+    if not isinstance(options, dict):
+        raise TypeError(
+            f"options must be a dict or None, got {type(options).__name__} {options!r}; "
+            f"this env accepts {sorted(defaults)}"
+        )
     unknown = sorted(set(options) - set(defaults))
     if unknown:
         raise ValueError(f"unknown reset options {unknown}; this env accepts {sorted(defaults)}")
