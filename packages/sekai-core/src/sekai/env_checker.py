@@ -12,11 +12,11 @@ import dataclasses
 import inspect
 import math
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
 
+from sekai._warnings import warn
 from sekai.core import Env, ResetResult, StepResult
 from sekai.multi_agent import MultiAgentEnv
 from sekai.spaces import Box, Dict, Space, Tuple
@@ -287,7 +287,7 @@ class _Checker:
     def soft(self, message: str) -> None:
         if self.warn and message not in self._warned:
             self._warned.add(message)
-            warnings.warn(message, EnvCheckWarning, stacklevel=2)
+            warn(message, EnvCheckWarning)
 
 
 def _check_info(info: Any, where: str) -> None:

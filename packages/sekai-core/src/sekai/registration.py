@@ -17,7 +17,6 @@ import importlib
 import importlib.metadata
 import re
 import threading
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -25,6 +24,7 @@ import pluggy
 
 from sekai import hookspecs
 from sekai._checks import is_whole_number
+from sekai._warnings import warn
 
 __all__ = [
     "EnvSpec",
@@ -236,7 +236,7 @@ class Registry(Mapping[str, EnvSpec]):
         self._load_plugins()
         replaced = self._store(env_spec)
         if replaced is not None:
-            warnings.warn(replaced, UserWarning, stacklevel=3)
+            warn(replaced, UserWarning)
 
     def __getitem__(self, env_id: str) -> EnvSpec:
         _check_id_type(env_id)
@@ -293,7 +293,7 @@ class Registry(Mapping[str, EnvSpec]):
         # warned only once every plugin is in: with warnings as errors the first use raises,
         # and later uses still see every plugin that loaded
         for message, category in problems:
-            warnings.warn(message, category, stacklevel=3)
+            warn(message, category)
 
     def _load_plugin(
         self, manager: pluggy.PluginManager, plugin_entry_point: importlib.metadata.EntryPoint

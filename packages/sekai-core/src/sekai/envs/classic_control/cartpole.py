@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
+from sekai._warnings import warn
 from sekai.core import Env, ResetResult, StepResult
 from sekai.envs.classic_control._common import FloatState, uniform_bounds
 from sekai.spaces import Box, Discrete
@@ -101,10 +101,9 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
             self._steps_after_termination = 0
             return 1.0
         if self._steps_after_termination == 0:
-            warnings.warn(
+            warn(
                 "CartPoleEnv.step() called after the episode terminated; call reset() first. "
-                "Such steps have reward 0.",
-                stacklevel=3,
+                "Such steps have reward 0."
             )
         self._steps_after_termination += 1
         return 0.0
