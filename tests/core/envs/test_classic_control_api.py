@@ -132,14 +132,22 @@ def test_step_before_reset_is_an_error(env_type: type) -> None:
 
 
 @pytest.mark.parametrize("env_type", [CartPoleEnv, MountainCarEnv, AcrobotEnv], ids=_name)
-@pytest.mark.parametrize("action", [-1, 3, 0.5])
+@pytest.mark.parametrize(
+    "action",
+    # not members of Discrete(n), as in gymnasium, though == compares some of them equal to 1
+    [-1, 3, 0.5, True, 1.0, np.float32(1), np.array([1]), np.array(1.0), "1"],
+    ids=repr,
+)
 def test_invalid_discrete_action_is_a_value_error(env_type: type, action: object) -> None:
     env = env_type()
     env.reset(seed=0)
-    if env_type is CartPoleEnv and action == 3:
+    if env_type is CartPoleEnv and isinstance(action, int) and action == 3:
         action = 2
+    assert action not in env.action_space
+    state = env.state
     with pytest.raises(ValueError, match="actions are"):
         env.step(action)
+    assert env.state == state
 
 
 @pytest.mark.parametrize("env_type", [PendulumEnv, MountainCarContinuousEnv], ids=_name)

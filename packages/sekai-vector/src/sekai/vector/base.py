@@ -237,6 +237,8 @@ class VecEnv:
             raise ValueError(
                 f"actions must hold one action per sub-env ({self.num_envs}), got {len(per_env)}"
             )
+        if isinstance(actions, np.ndarray):
+            _check_batch_shape(self.batch_action_space, actions)
         return per_env
 
     def _per_env_values(self, name: str, value: Any) -> list[Any]:
@@ -284,6 +286,17 @@ def _single_value_message(num_envs: int, actions: Any) -> str:
         f"{actions!r}: vec.action_space is one sub-env's space (gymnasium's "
         "single_action_space); sample a batch with vec.batch_action_space.sample()"
     )
+
+
+def _check_batch_shape(batch_space: Space[Any], actions: np.ndarray) -> None:
+    """ValueError for an array of actions whose shape is not the batch space's (when it has
+    one): an extra axis would reach every sub-env as a wrongly shaped action, or broadcast."""
+    shape = getattr(batch_space, "shape", None)
+    if shape is not None and actions.shape != shape:
+        raise ValueError(
+            f"actions of shape {actions.shape} do not fit batch_action_space {batch_space}, "
+            f"of shape {shape}"
+        )
 
 
 def _check_non_negative(seed: int | np.integer[Any]) -> None:

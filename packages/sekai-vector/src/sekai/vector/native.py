@@ -23,6 +23,7 @@ from sekai.vector.base import (
     OptionsArg,
     SeedArg,
     VecEnv,
+    _check_batch_shape,
     _is_single_value,
     _single_value_message,
 )
@@ -203,11 +204,13 @@ class NativeVecEnv(RngMixin, VecEnv):
             return concatenate(self.action_space, actions)
         if _is_single_value(actions):  # array operations would broadcast it to every sub-env
             raise ValueError(_single_value_message(self.num_envs, actions))
-        if isinstance(actions, np.ndarray) and len(actions) != self.num_envs:
-            raise ValueError(
-                f"actions must have a leading axis of num_envs ({self.num_envs}), "
-                f"got shape {actions.shape}"
-            )
+        if isinstance(actions, np.ndarray):
+            if len(actions) != self.num_envs:
+                raise ValueError(
+                    f"actions must have a leading axis of num_envs ({self.num_envs}), "
+                    f"got shape {actions.shape}"
+                )
+            _check_batch_shape(self.batch_action_space, actions)
         return actions
 
 

@@ -65,6 +65,21 @@ def uniform_bounds(options: dict[str, Any] | None, low: float, high: float) -> t
     return bounds["low"], bounds["high"]
 
 
+def discrete_action(action: Any, n: int, allowed: str) -> int:
+    """``action`` as an int in ``range(n)``; ValueError, starting with ``allowed``, for anything
+    that is not a member of ``Discrete(n)``.
+
+    ``==`` would let True, 1.0 or ``np.array([1])`` through as 1; gymnasium's envs refuse them.
+    """
+    if (
+        type(action) is int
+        or isinstance(action, np.integer)
+        or (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu")
+    ) and 0 <= action < n:
+        return int(action)
+    raise ValueError(f"{allowed}, got {action!r}")
+
+
 def continuous_action(action: Any, env: str) -> float:
     """The number in a continuous action of shape (1,); ValueError for another shape or NaN.
 

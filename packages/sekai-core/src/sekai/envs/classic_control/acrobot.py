@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._common import FloatState, uniform_bounds
+from sekai.envs.classic_control._common import FloatState, discrete_action, uniform_bounds
 from sekai.spaces import Box, Discrete
 
 _State = tuple[float, float, float, float]
@@ -56,9 +56,8 @@ class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
     def step(self, action: int | np.integer[Any]) -> StepResult:
         if self._state is None:
             raise RuntimeError("AcrobotEnv.step() called before reset()")
-        if action not in (0, 1, 2):
-            raise ValueError(f"Acrobot actions are 0, 1 and 2, got {action!r}")
-        theta1, theta2, theta1_dot, theta2_dot = self._rk4_step(self.torques[int(action)])
+        torque = self.torques[discrete_action(action, 3, "Acrobot actions are 0, 1 and 2")]
+        theta1, theta2, theta1_dot, theta2_dot = self._rk4_step(torque)
         self._state = (
             _wrap_angle(theta1),
             _wrap_angle(theta2),

@@ -9,7 +9,7 @@ import numpy as np
 
 from sekai._warnings import warn
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._common import FloatState, uniform_bounds
+from sekai.envs.classic_control._common import FloatState, discrete_action, uniform_bounds
 from sekai.spaces import Box, Discrete
 
 
@@ -60,12 +60,8 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         if self._state is None:
             raise RuntimeError("CartPoleEnv.step() called before reset()")
         x, x_dot, theta, theta_dot = self._state
-        if action == 1:
-            force = self.force_mag
-        elif action == 0:
-            force = -self.force_mag
-        else:
-            raise ValueError(f"CartPole actions are 0 (left) and 1 (right), got {action!r}")
+        push = discrete_action(action, 2, "CartPole actions are 0 (left) and 1 (right)")
+        force = self.force_mag if push == 1 else -self.force_mag
         cos_theta = math.cos(theta)
         sin_theta = math.sin(theta)
         total_mass = self.total_mass
