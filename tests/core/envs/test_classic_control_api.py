@@ -205,19 +205,29 @@ def test_state_setter_takes_any_sequence_of_the_right_length() -> None:
         env.state = [0.1, 0.2]
 
 
-def test_cartpole_steps_after_termination_earn_nothing_and_warn_once() -> None:
+def test_cartpole_steps_after_termination_earn_nothing() -> None:
     env = CartPoleEnv()
     env.reset(seed=0)
     env.state = [2.39, 5.0, 0.0, 0.0]
     result = env.step(1)
     assert result.terminated and result.reward == 1.0
-    with pytest.warns(UserWarning, match="after the episode terminated"):
+    assert env.step(1).reward == 0.0
+    assert env.step(1).reward == 0.0
+    env.reset(seed=0)
+    assert env.step(1).reward == 1.0
+
+
+def test_a_made_cartpole_warns_once_about_steps_after_termination() -> None:
+    env = sekai.make("CartPole-v1")
+    env.reset(seed=0)
+    env.unwrapped.state = [2.39, 5.0, 0.0, 0.0]
+    assert env.step(1).terminated
+    with pytest.warns(UserWarning, match="after the episode terminated") as caught:
         assert env.step(1).reward == 0.0
+    assert len(caught) == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert env.step(1).reward == 0.0
-    env.reset(seed=0)
-    assert env.step(1).reward == 1.0
 
 
 @pytest.mark.parametrize("env_type", ENV_TYPES)

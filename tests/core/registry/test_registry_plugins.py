@@ -129,7 +129,7 @@ def test_user_registration_before_first_use_beats_the_plugins(monkeypatch):
     with pytest.warns(UserWarning, match="already registered by sekai-demo-plugin"):
         sekai.register("demo/RandomWalk-v0", CountingEnv, kwargs={"start": 3})
     env = sekai.make("demo/RandomWalk-v0")
-    assert type(env) is CountingEnv
+    assert type(env.unwrapped) is CountingEnv
     assert env.start == 3
     assert sekai.spec("demo/RandomWalk-v0").distribution is None
 

@@ -16,6 +16,14 @@ ObsType = TypeVar("ObsType")
 ActType = TypeVar("ActType")
 
 
+class EnvClosed(RuntimeError):
+    """Raised by reset() and step() of an env made by :func:`sekai.make` after its close();
+    a VecEnv's ``VecEnvClosed`` is one too."""
+
+    def __init__(self, message: str = "This env has been closed.") -> None:
+        super().__init__(message)
+
+
 class ResetResult(NamedTuple):
     """What :meth:`Env.reset` returns; unpacks as ``obs, info = env.reset()``."""
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from sekai._warnings import warn
 from sekai.core import Env, ResetResult, StepResult
 from sekai.envs.classic_control._common import FloatState, discrete_action, uniform_bounds
 from sekai.spaces import Box, Discrete
@@ -45,7 +44,7 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         self.observation_space = Box(-high, high, dtype=np.float32)
         self.action_space = Discrete(2)
         self._state: tuple[float, float, float, float] | None = None
-        self._steps_after_termination: int | None = None
+        self._terminated = False
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -53,7 +52,7 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         self._set_rng(seed)
         low, high = uniform_bounds(options, -0.05, 0.05)
         self.state = self.rng.uniform(low, high, size=4).tolist()
-        self._steps_after_termination = None
+        self._terminated = False
         return ResetResult(np.array(self._state, np.float32), {})
 
     def step(self, action: int | np.integer[Any]) -> StepResult:
@@ -92,14 +91,9 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         return StepResult(np.array(self._state, np.float32), reward, terminated, False, {})
 
     def _terminal_reward(self) -> float:
-        """1.0 on the step that terminates; 0.0 on steps after it, with a warning on the first."""
-        if self._steps_after_termination is None:
-            self._steps_after_termination = 0
-            return 1.0
-        if self._steps_after_termination == 0:
-            warn(
-                "CartPoleEnv.step() called after the episode terminated; call reset() first. "
-                "Such steps have reward 0."
-            )
-        self._steps_after_termination += 1
-        return 0.0
+        """1.0 on the step that terminates; 0.0 on steps after it (make()'s OrderEnforcing
+        warns about those steps)."""
+        if self._terminated:
+            return 0.0
+        self._terminated = True
+        return 1.0
