@@ -36,6 +36,20 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session(python="3.11")
+def render(session: nox.Session) -> None:
+    """The classic-control frames against gymnasium's own. gymnasium draws with pygame, which
+    sekai does not depend on: it is installed here only, and draws offscreen."""
+    _sync(session)
+    session.install("pygame")
+    session.run(
+        "pytest",
+        "tests/core/envs/test_classic_control_render_vs_gymnasium.py",
+        *session.posargs,
+        env={"SDL_VIDEODRIVER": "dummy"},
+    )
+
+
+@nox.session(python="3.11")
 def lint(session: nox.Session) -> None:
     """ruff lint and format check."""
     session.install("ruff>=0.8")

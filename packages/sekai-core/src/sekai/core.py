@@ -108,7 +108,9 @@ class Env(RngMixin, Generic[ObsType, ActType]):
 
     Subclasses set ``observation_space`` and ``action_space`` and implement :meth:`reset` and
     :meth:`step`. Randomness comes from ``self.rng``, (re)seeded by ``self._set_rng(seed)`` at the
-    start of ``reset``: an int re-seeds, None continues the current stream.
+    start of ``reset``: an int re-seeds, None continues the current stream. An env that renders
+    lists its modes in ``metadata["render_modes"]``, takes ``render_mode`` in ``__init__`` and
+    stores it with ``self._set_render_mode(render_mode)``.
     """
 
     observation_space: Space[ObsType]
@@ -116,6 +118,15 @@ class Env(RngMixin, Generic[ObsType, ActType]):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
     render_mode: str | None = None
     spec: EnvSpec | None = None
+
+    def _set_render_mode(self, render_mode: str | None) -> None:
+        """Store ``render_mode`` as ``self.render_mode``, as gymnasium's envs do in ``__init__``;
+        ValueError unless it is None or one of ``metadata["render_modes"]``."""
+        modes = self.metadata.get("render_modes", [])
+        if render_mode is not None and render_mode not in modes:
+            allowed = f"None or one of {modes}" if modes else "None: this env does not render"
+            raise ValueError(f"render_mode must be {allowed}, got {render_mode!r}")
+        self.render_mode = render_mode
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -115,6 +115,23 @@ class VecEnv:
         self._check_open()
         return self._call(name, args, kwargs)
 
+    def render(self) -> list[Any]:
+        """One frame per sub-env, each what the sub-env's ``render()`` returns (with
+        ``render_mode="rgb_array"``, an RGB array)."""
+        return self.call("render")
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The sub-envs' ``metadata`` (``render_modes``, ``render_fps``, ...)."""
+        metadata: dict[str, Any] = self.get_attr("metadata")[0]
+        return metadata
+
+    @property
+    def render_mode(self) -> str | None:
+        """The sub-envs' ``render_mode``: what :meth:`render` gives a frame of."""
+        render_mode: str | None = self.get_attr("render_mode")[0]
+        return render_mode
+
     def close(self) -> None:
         """Close the sub-envs and release everything; calling it again does nothing."""
         if self.closed:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import islice
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -39,7 +39,12 @@ class NativeVecEnv(RngMixin, VecEnv):
     ``max_episode_steps=n`` truncates every sub-env after n steps and puts
     ``infos[i]["elapsed_steps"]`` in each step's info, like the TimeLimit that make() adds to
     every sub-env of a SyncVecEnv. Every sub-env draws from the one generator ``self.rng``.
+    A subclass that renders lists its modes in ``metadata``, sets ``render_mode`` and overrides
+    :meth:`render`, returning whatever suits it (a list of frames, one image of the batch).
     """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}  # type: ignore[misc]
+    render_mode: str | None = None  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -178,6 +183,10 @@ class NativeVecEnv(RngMixin, VecEnv):
         if isinstance(value, list):
             value = np.asarray(self._per_env_values(name, value))
         setattr(self, name, value)
+
+    def render(self) -> Any:  # type: ignore[override]
+        """Nothing by default: a native env has no sub-env objects to ask for frames."""
+        return None
 
     # -- get_attr/call on the native object itself --------------------------------------------
     def _get_attr(self, name: str) -> list[Any]:

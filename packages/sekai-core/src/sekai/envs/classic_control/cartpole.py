@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
 from sekai.envs.classic_control._common import FloatState, discrete_action, uniform_bounds
+from sekai.envs.classic_control._drawing import draw_cartpole
 from sekai.spaces import Box, Discrete
 
 
@@ -30,9 +31,11 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
     force_mag = 10.0
     tau = 0.02  # seconds per step (explicit Euler)
 
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 50}
     state = FloatState("x", "x_dot", "theta", "theta_dot")
 
-    def __init__(self) -> None:
+    def __init__(self, render_mode: str | None = None) -> None:
+        self._set_render_mode(render_mode)
         self.total_mass = self.masspole + self.masscart
         self.polemass_length = self.masspole * self.length
         self.theta_threshold_radians = 12 * 2 * math.pi / 360
@@ -89,6 +92,14 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         if terminated:
             reward = self._terminal_reward()
         return StepResult(np.array(self._state, np.float32), reward, terminated, False, {})
+
+    def render(self) -> np.ndarray | None:
+        """With ``render_mode="rgb_array"``, the cart and pole as a (400, 600, 3) uint8 image,
+        drawn as gymnasium draws them; None before the first reset or without a render mode."""
+        if self.render_mode is None or self._state is None:
+            return None
+        x, _, theta, _ = self._state
+        return draw_cartpole(x, theta, self.x_threshold, self.length)
 
     def _terminal_reward(self) -> float:
         """1.0 on the step that terminates; 0.0 on steps after it (make()'s OrderEnforcing

@@ -23,8 +23,8 @@ class MountainCarEnv(Hill[int | np.integer[Any]]):
     goal_position = 0.5
     force = 0.001
 
-    def __init__(self, goal_velocity: float = 0.0) -> None:
-        super().__init__(goal_velocity)
+    def __init__(self, goal_velocity: float = 0.0, render_mode: str | None = None) -> None:
+        super().__init__(goal_velocity, render_mode)
         self.action_space = Discrete(3)
 
     def step(self, action: int | np.integer[Any]) -> StepResult:
