@@ -28,6 +28,7 @@ import numpy as np
 
 Color = tuple[int, int, int]
 Point = tuple[float, float]
+Points = Sequence[Point] | np.ndarray  # an array of shape (n, 2) will do
 
 WHITE: Color = (255, 255, 255)
 BLACK: Color = (0, 0, 0)
@@ -63,7 +64,7 @@ class Canvas:
         """Paint the whole canvas ``color``."""
         self._pixels[:] = np.array(_check_color(color), np.uint8)
 
-    def polygon(self, points: Sequence[Point], color: Color) -> None:
+    def polygon(self, points: Points, color: Color) -> None:
         """Fill the polygon through ``points`` (at least three; even-odd rule when it crosses
         itself)."""
         vertices = self._to_pixels(points)
@@ -105,7 +106,7 @@ class Canvas:
         self.polyline([start, end], color, width)
 
     def polyline(
-        self, points: Sequence[Point], color: Color, width: float = 1.0, *, closed: bool = False
+        self, points: Points, color: Color, width: float = 1.0, *, closed: bool = False
     ) -> None:
         """Draw connected line segments through ``points`` (back to the first if ``closed``),
         ``width`` pixels wide; the joints are drawn once, not darkened by overlapping ends."""
@@ -140,7 +141,7 @@ class Canvas:
         return self._pixels.copy()
 
     # -- internals -------------------------------------------------------------------------------
-    def _to_pixels(self, points: Sequence[Point]) -> np.ndarray:
+    def _to_pixels(self, points: Points) -> np.ndarray:
         """``points`` as an (n, 2) float array in array coordinates (y down)."""
         array = np.array(points, dtype=np.float64).reshape(-1, 2)
         if not np.isfinite(array).all():
