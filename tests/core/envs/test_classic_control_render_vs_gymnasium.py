@@ -1,9 +1,10 @@
 """sekai's classic-control frames against gymnasium's own, pixel by pixel.
 
-gymnasium draws with pygame, which is not a sekai dependency: this module runs where pygame is
-installed, as in the ``render`` nox session (``nox -s render``), or by hand with
-``uv pip install pygame`` into the dev venv (``uv sync`` removes it again). pygame draws
-offscreen with ``SDL_VIDEODRIVER=dummy``.
+gymnasium draws with pygame, which is not a sekai dependency: these tests run where pygame is
+installed, as in the ``render`` nox session (``nox -s render``), or by hand after
+``uv pip install pygame`` into the dev venv (``uv sync`` removes it again); elsewhere the
+``needs`` marker leaves them out and the summary says so. pygame draws offscreen with
+``SDL_VIDEODRIVER=dummy``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 import sekai
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-pytest.importorskip("pygame", reason="gymnasium renders with pygame: run nox -s render")
+pytestmark = pytest.mark.needs("gymnasium", "pygame")
 
 STATES = {
     "CartPole-v1": [[0.0, 0.0, 0.0, 0.0], [0.5, 0.0, 0.15, 0.0], [-2.0, 0.0, -0.2, 0.0]],

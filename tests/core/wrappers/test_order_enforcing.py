@@ -51,6 +51,7 @@ def test_every_call_after_close_raises_env_closed(call):
     assert issubclass(EnvClosed, RuntimeError)
 
 
+@pytest.mark.needs("sekai-vector")
 def test_the_vector_error_for_a_closed_env_is_an_env_closed():
     from sekai.vector import VecEnvClosed
 
