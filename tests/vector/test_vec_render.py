@@ -43,3 +43,10 @@ def test_a_native_env_renders_nothing_unless_it_says_how() -> None:
     assert vec.metadata == {"render_modes": []} and vec.render_mode is None
     assert vec.render() is None
     assert sekai.VecRecordEpisodeStatistics(vec).render() is None
+
+
+def test_a_vec_env_may_assign_its_own_metadata_and_render_mode() -> None:
+    with sekai.make_vec("CartPole-v1", 2) as vec:
+        vec.metadata = {"render_modes": ["ansi"]}
+        vec.render_mode = "ansi"
+        assert vec.metadata == {"render_modes": ["ansi"]} and vec.render_mode == "ansi"

@@ -27,7 +27,7 @@ from sekai.wrappers.observation import (
     RescaleObservation,
     ReshapeObservation,
 )
-from sekai.wrappers.order_enforcing import EnvClosed, OrderEnforcing, ResetNeeded
+from sekai.wrappers.order_enforcing import OrderEnforcing, ResetNeeded
 from sekai.wrappers.pad_sequence import PadSequenceObservation
 from sekai.wrappers.reward import ClipReward
 from sekai.wrappers.running_stats import EWMMeanStd, MeanStd, RunningMeanStd
@@ -55,7 +55,6 @@ __all__ = [
     "NormalizeReward",
     "ObservationNormalizer",
     "ObservationWrapper",
-    "EnvClosed",
     "OrderEnforcing",
     "PadSequenceObservation",
     "RecordEpisodeStatistics",

@@ -122,15 +122,29 @@ class VecEnv:
 
     @property
     def metadata(self) -> dict[str, Any]:
-        """The sub-envs' ``metadata`` (``render_modes``, ``render_fps``, ...)."""
+        """The sub-envs' ``metadata`` (``render_modes``, ``render_fps``, ...), unless a
+        subclass assigns its own."""
+        if "_metadata" in vars(self):
+            return vars(self)["_metadata"]  # type: ignore[no-any-return]
         metadata: dict[str, Any] = self.get_attr("metadata")[0]
         return metadata
 
+    @metadata.setter
+    def metadata(self, value: dict[str, Any]) -> None:
+        vars(self)["_metadata"] = value
+
     @property
     def render_mode(self) -> str | None:
-        """The sub-envs' ``render_mode``: what :meth:`render` gives a frame of."""
+        """The sub-envs' ``render_mode``: what :meth:`render` gives a frame of, unless a
+        subclass assigns its own."""
+        if "_render_mode" in vars(self):
+            return vars(self)["_render_mode"]  # type: ignore[no-any-return]
         render_mode: str | None = self.get_attr("render_mode")[0]
         return render_mode
+
+    @render_mode.setter
+    def render_mode(self, value: str | None) -> None:
+        vars(self)["_render_mode"] = value
 
     def close(self) -> None:
         """Close the sub-envs and release everything; calling it again does nothing."""
