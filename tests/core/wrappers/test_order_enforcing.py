@@ -9,7 +9,8 @@ import pytest
 from wrapper_envs import CountingEnv
 
 import sekai
-from sekai.wrappers import EnvClosed, OrderEnforcing, ResetNeeded, TimeLimit
+from sekai.core import EnvClosed
+from sekai.wrappers import OrderEnforcing, ResetNeeded, TimeLimit
 
 
 def test_step_before_reset_raises_reset_needed():
