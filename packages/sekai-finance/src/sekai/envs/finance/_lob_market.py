@@ -19,6 +19,7 @@ INSTRUCTIONS = ("keep", "cancel", "improve", "join", "one tick behind", "two tic
 IMPROVE = 2
 MARKET_ORDERS = ("none", "buy", "sell")
 KEEP, CANCEL = 0, 1
+DEPTH_WINDOW = 64  # observations show the top levels within this many ticks of the best
 NO_PRICE = -1
 
 

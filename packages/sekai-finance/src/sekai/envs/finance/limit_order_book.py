@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sekai.envs.finance._lob_market import (
+    DEPTH_WINDOW,
     MarketConfig,
     TraderView,
     action_space_for,
@@ -161,7 +162,11 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             if order_id is not None:
                 self.book.cancel(order_id)
                 self._orders[i][side] = None
-            if instruction >= 0:
+            best = self.book.best_ask if side == BUY else self.book.best_bid
+            crosses = best is not None and (
+                instruction >= best if side == BUY else instruction <= best
+            )
+            if instruction >= 0 and not crosses:  # post-only: a crossing order is dropped
                 self._orders[i][side] = self.book.add(side, instruction, size, owner)
         if market >= 0:
             opposite = SELL if market == BUY else BUY
@@ -227,18 +232,20 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
 
     # -- accounting -------------------------------------------------------------------------
     def _settle(self) -> None:
-        """Book every new trade of the tape to the traders' and the public's accounts."""
+        """Book every new trade of the tape to the traders' and the public's accounts, lot by
+        lot, so the cash sums are the same floats as the native vector version's."""
         trades = self.book.trades
         to_price = self.config.price
         for trade in trades[self._tape_read :]:
-            value = to_price(trade.price) * trade.size
+            value = to_price(trade.price)
             buyer, seller = (
                 (trade.taker_owner, trade.maker_owner)
                 if trade.taker_side == BUY
                 else (trade.maker_owner, trade.taker_owner)
             )
-            self._book_fill(buyer, trade.size, -value)
-            self._book_fill(seller, -trade.size, value)
+            for _ in range(trade.size):
+                self._book_fill(buyer, 1, -value)
+                self._book_fill(seller, -1, value)
         self._tape_read = len(trades)
 
     def _book_fill(self, owner: int, shares: int, cash: float) -> None:
@@ -262,8 +269,11 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         for side in (BUY, SELL):
             prices = np.full((1, depth), -1, np.int64)
             volumes = np.zeros((1, depth), np.int64)
-            for k, (price, volume) in enumerate(self.book.depth(side, depth)):
-                prices[0, k], volumes[0, k] = price, volume
+            levels_shown = self.book.depth(side, depth)
+            best = levels_shown[0][0] if levels_shown else 0
+            for k, (price, volume) in enumerate(levels_shown):
+                if abs(price - best) < DEPTH_WINDOW:
+                    prices[0, k], volumes[0, k] = price, volume
             levels += [prices, volumes]
         own = []
         for side in (BUY, SELL):
