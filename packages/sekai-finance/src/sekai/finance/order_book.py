@@ -171,7 +171,9 @@ class OrderBook:
         order_id = self._next_id
         self._next_id += 1
         limit = self.n_ticks if side == BUY else -1
-        return size - self._match(side, size, limit, owner, order_id)
+        tape = len(self.trades)
+        self._match(side, size, limit, owner, order_id)
+        return sum(trade.size for trade in self.trades[tape:])
 
     def cancel(self, order_id: int, size: int | None = None) -> None:
         """Cancel ``size`` of a resting order (keeping its place in the queue), or all of it."""
@@ -254,7 +256,8 @@ class OrderBook:
         return price
 
     def _match(self, side: int, size: int, limit: int, owner: int, taker_id: int) -> int:
-        """Trade an incoming order against the other side up to ``limit``; return what is left."""
+        """Trade an incoming order against the other side up to ``limit``; return what is left
+        to rest (0 when self-trade prevention cancelled it)."""
         maker_side = SELL if side == BUY else BUY
         queues = self._queues[maker_side]
         volume = self._volume[maker_side]
