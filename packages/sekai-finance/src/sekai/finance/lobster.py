@@ -64,19 +64,20 @@ def replay(
     filled by traders) are skipped, as are hidden executions, cross trades and halts.
     """
     applied = 0
-    for message in messages.tolist():
-        _, kind, order_id, size, price, direction = message
+    add, cancel, market = book.add, book.cancel, book.market
+    for _, kind, order_id, size, price, direction in messages.tolist():
         if kind == SUBMIT:
             offset = price - price_offset
             if offset % tick:
                 raise ValueError(f"price {price} is not on the {tick}-unit tick grid")
-            book.add(BUY if direction == 1 else SELL, offset // tick, size, PUBLIC, order_id)
-        elif kind in (PARTIAL_CANCEL, DELETE):
-            if order_id not in book:
-                continue
-            book.cancel(order_id, size if kind == PARTIAL_CANCEL else None)
+            add(BUY if direction == 1 else SELL, offset // tick, size, PUBLIC, order_id)
+        elif kind in (DELETE, PARTIAL_CANCEL):
+            try:
+                cancel(order_id, None if kind == DELETE else size)
+            except KeyError:
+                continue  # not in the book
         elif kind == EXECUTE:
-            book.market(SELL if direction == 1 else BUY, size)
+            market(SELL if direction == 1 else BUY, size)
         elif kind in (EXECUTE_HIDDEN, CROSS, HALT):
             continue
         else:

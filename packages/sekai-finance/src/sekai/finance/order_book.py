@@ -73,6 +73,7 @@ class OrderBook:
         )
         self._volume = ([0] * n_ticks, [0] * n_ticks)
         self._count = ([0] * n_ticks, [0] * n_ticks)  # live orders per level
+        self._side_count = [0, 0]  # live orders per side: an empty side needs no scan
         self._orders: dict[int, list[int]] = {}
         self._bid = -1  # best bid tick, -1 when no bids
         self._ask = n_ticks  # best ask tick, n_ticks when no asks
@@ -154,6 +155,7 @@ class OrderBook:
         self._queues[side][price].append(order)
         self._volume[side][price] += size
         self._count[side][price] += 1
+        self._side_count[side] += 1
         orders[order_id] = order
         if side == BUY:
             if price > self._bid:
@@ -230,6 +232,7 @@ class OrderBook:
         volume[price] -= order[_SIZE]
         order[_SIZE] = 0
         self._count[side][price] -= 1
+        self._side_count[side] -= 1
         queue = self._queues[side][price]
         if volume[price] == 0:
             queue.clear()
@@ -243,14 +246,18 @@ class OrderBook:
             queue.extend(live)
 
     def _next_bid(self, price: int) -> int:
+        if not self._side_count[BUY]:
+            return -1
         volume = self._volume[BUY]
         while price >= 0 and not volume[price]:
             price -= 1
         return price
 
     def _next_ask(self, price: int) -> int:
-        volume = self._volume[SELL]
         n = self.n_ticks
+        if not self._side_count[SELL]:
+            return n
+        volume = self._volume[SELL]
         while price < n and not volume[price]:
             price += 1
         return price
@@ -262,6 +269,7 @@ class OrderBook:
         queues = self._queues[maker_side]
         volume = self._volume[maker_side]
         count = self._count[maker_side]
+        side_count = self._side_count
         orders = self._orders
         trades = self.trades
         guard = owner != PUBLIC
@@ -285,6 +293,7 @@ class OrderBook:
                     del orders[order[_ID]]
                     volume[price] -= resting
                     count[price] -= 1
+                    side_count[maker_side] -= 1
                     order[_SIZE] = 0
                     continue
                 fill = size if size < resting else resting
@@ -295,6 +304,7 @@ class OrderBook:
                     queue.popleft()
                     del orders[order[_ID]]
                     count[price] -= 1
+                    side_count[maker_side] -= 1
                     order[_SIZE] = 0
                 else:
                     order[_SIZE] = resting - fill

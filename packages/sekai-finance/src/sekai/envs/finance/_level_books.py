@@ -28,19 +28,23 @@ class LevelBooks:
         self.config = config
         n, traders, ticks = num_books, config.n_traders, config.n_ticks
         self.n = n
+        self._rows = np.arange(n)[:, None]
         self.volume = np.zeros((n, 2, ticks), np.int64)
+        self._volume_flat = self.volume.reshape(-1)  # a view: gathers by flat index are fast
         depth = np.asarray(config.initial_depth, np.int64)
         first = config.first_bid
         self.volume[:, BUY, first - np.arange(len(depth))] = depth
         self.volume[:, SELL, first + 1 + np.arange(len(depth))] = depth
+        self.public = self.volume.copy()  # the public's lots alone
+        self._public_flat = self.public.reshape(-1)
         self.best = np.empty((n, 2), np.int64)  # best bid, best ask; -1 / ticks when empty
         self.best[:, BUY] = first
         self.best[:, SELL] = first + 1
         self.ref = self.best.copy()  # the last best of each side, for an empty side
-        self.order_price = np.full((n, traders, 2), -1, np.int64)  # -1: no order
-        self.order_size = np.zeros((n, traders, 2), np.int64)
-        self.order_public_ahead = np.zeros((n, traders, 2), np.int64)
-        self.order_seq = np.zeros((n, traders, 2), np.int64)
+        self.order_price = np.full((n, 2, traders), -1, np.int64)  # -1: no order
+        self.order_size = np.zeros((n, 2, traders), np.int64)
+        self.order_public_ahead = np.zeros((n, 2, traders), np.int64)
+        self.order_seq = np.zeros((n, 2, traders), np.int64)
         self._seq = 0
         self.cash = np.full((n, traders), config.initial_cash)
         self.inventory = np.zeros((n, traders), np.int64)
@@ -49,12 +53,6 @@ class LevelBooks:
         self.mid = np.full(n, config.initial_price)
 
     # -- queries ----------------------------------------------------------------------------
-    def private_volume(self, rows: Rows, side: NDArray[Any], price: NDArray[Any]) -> Any:
-        """Traders' lots on ``side`` at ``price`` (arrays broadcast against rows[:, None])."""
-        prices = self.order_price[rows, :, side]  # (m, T) or broadcast
-        sizes = self.order_size[rows, :, side]
-        return np.where(prices == price[..., None], sizes, 0).sum(axis=-1)
-
     def public_levels(self, rows: Rows, levels: int) -> tuple[NDArray[Any], NDArray[Any]]:
         """Public lots on the D bid ticks below the ask reference and the D ask ticks above
         the bid reference (as :func:`sekai.finance.order_flow.public_levels`)."""
@@ -62,18 +60,12 @@ class LevelBooks:
         ticks = self.config.n_ticks
         out = []
         for side, prices in (
-            (BUY, self.ref[rows, SELL, None] - distance),
-            (SELL, self.ref[rows, BUY, None] + distance),
+            (BUY, self.ref[rows, SELL][:, None] - distance),
+            (SELL, self.ref[rows, BUY][:, None] + distance),
         ):
             inside = (prices >= 0) & (prices < ticks)
-            clipped = prices.clip(0, ticks - 1)
-            total = np.take_along_axis(self.volume[rows, side], clipped, axis=1)
-            private = np.where(
-                self.order_price[rows, None, :, side] == clipped[..., None],
-                self.order_size[rows, None, :, side],
-                0,
-            ).sum(axis=-1)
-            out.append(np.where(inside, total - private, 0))
+            public = self._public_flat[self._at(rows[:, None], side, prices.clip(0, ticks - 1))]
+            out.append(np.where(inside, public, 0))
         return out[0], out[1]
 
     def update_refs(self, rows: Rows) -> None:
@@ -95,22 +87,17 @@ class LevelBooks:
         levels = self.config.book_levels
         sides = []
         for side, step in ((BUY, -1), (SELL, 1)):
-            ticks = self.best[:, side, None] + step * np.arange(window)
+            ticks = self.best[:, side][:, None] + step * np.arange(window)
             inside = (ticks >= 0) & (ticks < self.config.n_ticks)
-            volume = np.where(
-                inside,
-                np.take_along_axis(
-                    self.volume[:, side], ticks.clip(0, self.config.n_ticks - 1), axis=1
-                ),
-                0,
-            )
+            clipped = ticks.clip(0, self.config.n_ticks - 1)
+            volume = np.where(inside, self._volume_flat[self._at(self._rows, side, clipped)], 0)
             filled = volume > 0
             order = np.argsort(~filled, axis=1, kind="stable")[:, :levels]
             present = np.take_along_axis(filled, order, axis=1)
             sides.append(np.where(present, np.take_along_axis(ticks, order, axis=1), -1))
             sides.append(np.where(present, np.take_along_axis(volume, order, axis=1), 0))
         own = [
-            np.stack([self.order_price[:, trader, side], self.order_size[:, trader, side]], axis=1)
+            np.stack([self.order_price[:, side, trader], self.order_size[:, side, trader]], axis=1)
             for side in (BUY, SELL)
         ]
         return TraderView(*sides, self.inventory[:, trader], self.cash[:, trader], own[0], own[1])
@@ -127,7 +114,9 @@ class LevelBooks:
         if crosses.any():
             self.take(rows[crosses], side[crosses], -1)
         rows, side, price = rows[~crosses], side[~crosses], price[~crosses]
-        self.volume[rows, side, price] += 1
+        at = self._at(rows, side, price)
+        self._volume_flat[at] += 1
+        self._public_flat[at] += 1
         self._improve_best(rows, side, price)
 
     def cancel_public(
@@ -137,14 +126,15 @@ class LevelBooks:
         ticks = self.config.n_ticks
         inside = (price >= 0) & (price < ticks)
         rows, side, price, rank = rows[inside], side[inside], price[inside], rank[inside]
-        public = self.volume[rows, side, price] - self.private_volume(rows, side, price)
-        ok = rank < public
+        ok = rank < self._public_flat[self._at(rows, side, price)]
         rows, side, price, rank = rows[ok], side[ok], price[ok], rank[ok]
-        self.volume[rows, side, price] -= 1
-        behind = (self.order_price[rows, :, side] == price[:, None]) & (
-            self.order_public_ahead[rows, :, side] > rank[:, None]
+        at = self._at(rows, side, price)
+        self._volume_flat[at] -= 1
+        self._public_flat[at] -= 1
+        behind = (self.order_price[rows, side] == price[:, None]) & (
+            self.order_public_ahead[rows, side] > rank[:, None]
         )
-        self.order_public_ahead[rows, :, side] -= behind
+        self.order_public_ahead[rows, side] -= behind
         self._after_removal(rows, side, price)
 
     def take(self, rows: Rows, side: NDArray[Any], taker: int | NDArray[Any]) -> None:
@@ -155,25 +145,25 @@ class LevelBooks:
         ok = (price >= 0) & (price < self.config.n_ticks)
         rows, side, maker_side, price = rows[ok], side[ok], maker_side[ok], price[ok]
         taker = np.broadcast_to(np.asarray(taker), ok.shape)[ok]
-        at_level = self.order_price[rows, :, maker_side] == price[:, None]  # (m, T)
-        sizes = np.where(at_level, self.order_size[rows, :, maker_side], 0)
-        seqs = self.order_seq[rows, :, maker_side]
+        at_level = self.order_price[rows, maker_side] == price[:, None]  # (m, T)
+        sizes = np.where(at_level, self.order_size[rows, maker_side], 0)
+        seqs = self.order_seq[rows, maker_side]
         earlier = seqs[:, None, :] < seqs[:, :, None]  # [m, t, u]: u placed before t
-        ahead = self.order_public_ahead[rows, :, maker_side] + (earlier * sizes[:, None, :]).sum(
+        ahead = self.order_public_ahead[rows, maker_side] + (earlier * sizes[:, None, :]).sum(
             axis=2
         )
         front = at_level & (ahead == 0)  # a trader's order is first in the queue
         trader_front = front.any(axis=1)
         maker = np.where(trader_front, front.argmax(axis=1), -1)
         fill = front.astype(np.int64)
-        self.order_size[rows, :, maker_side] -= fill
-        gone = at_level & (self.order_size[rows, :, maker_side] == 0)
-        self.order_price[rows, :, maker_side] = np.where(
-            gone, -1, self.order_price[rows, :, maker_side]
-        )
+        self.order_size[rows, maker_side] -= fill
+        gone = at_level & (self.order_size[rows, maker_side] == 0)
+        self.order_price[rows, maker_side] = np.where(gone, -1, self.order_price[rows, maker_side])
         public_first = ~trader_front
-        self.order_public_ahead[rows, :, maker_side] -= at_level & public_first[:, None]
-        self.volume[rows, maker_side, price] -= 1
+        self.order_public_ahead[rows, maker_side] -= at_level & public_first[:, None]
+        at = self._at(rows, maker_side, price)
+        self._volume_flat[at] -= 1
+        self._public_flat[at] -= public_first
         value = self.config.price(price)
         buyer = np.where(side == BUY, taker, maker)
         seller = np.where(side == BUY, maker, taker)
@@ -184,26 +174,28 @@ class LevelBooks:
     def place(self, rows: Rows, trader: int, side: int, price: NDArray[Any], size: int) -> None:
         """Trader ``trader``'s new order (that does not cross) at the back of its level."""
         sides = np.full(len(rows), side)
-        self.order_public_ahead[rows, trader, side] = self.volume[
-            rows, side, price
-        ] - self.private_volume(rows, sides, price)
-        self.volume[rows, side, price] += size
-        self.order_price[rows, trader, side] = price
-        self.order_size[rows, trader, side] = size
+        self.order_public_ahead[rows, side, trader] = self._public_flat[self._at(rows, side, price)]
+        self._volume_flat[self._at(rows, side, price)] += size
+        self.order_price[rows, side, trader] = price
+        self.order_size[rows, side, trader] = size
         self._seq += 1
-        self.order_seq[rows, trader, side] = self._seq
+        self.order_seq[rows, side, trader] = self._seq
         self._improve_best(rows, sides, price)
 
     def cancel_order(self, rows: Rows, trader: int, side: int) -> None:
         """Cancel trader ``trader``'s resting order on ``side`` where there is one."""
-        rows = rows[self.order_price[rows, trader, side] >= 0]
-        price = self.order_price[rows, trader, side]
-        self.volume[rows, side, price] -= self.order_size[rows, trader, side]
-        self.order_price[rows, trader, side] = -1
-        self.order_size[rows, trader, side] = 0
+        rows = rows[self.order_price[rows, side, trader] >= 0]
+        price = self.order_price[rows, side, trader]
+        self._volume_flat[self._at(rows, side, price)] -= self.order_size[rows, side, trader]
+        self.order_price[rows, side, trader] = -1
+        self.order_size[rows, side, trader] = 0
         self._after_removal(rows, np.full(len(rows), side), price)
 
     # -- internals --------------------------------------------------------------------------
+    def _at(self, rows: Any, side: Any, price: Any) -> Any:
+        """Flat index of (book, side, tick) into ``volume``."""
+        return (rows * 2 + side) * self.config.n_ticks + price
+
     def _book(self, rows: Rows, who: NDArray[Any], lots: int, cash: NDArray[Any]) -> None:
         public = who < 0
         self.public_inventory[rows[public]] += lots
@@ -219,7 +211,9 @@ class LevelBooks:
 
     def _after_removal(self, rows: Rows, side: NDArray[Any], price: NDArray[Any]) -> None:
         """Move the best of books whose best level just emptied."""
-        emptied = (self.volume[rows, side, price] == 0) & (self.best[rows, side] == price)
+        emptied = (self._volume_flat[self._at(rows, side, price)] == 0) & (
+            self.best[rows, side] == price
+        )
         if not emptied.any():
             return
         rows, side = rows[emptied], side[emptied]

@@ -100,6 +100,7 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         self._orders: list[list[int | None]] = [[None, None] for _ in range(n)]  # ids per side
         self._tape_read = 0
         self._flow_index = 0  # next event of a given flow
+        self.flow_events = 0  # background events applied this session
         self._step_index = 0
         self._mid = config.initial_price
         self._values = self._marked_values()
@@ -197,6 +198,7 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
                     int(flow.rank[j]),
                 )
                 self._settle()
+            self.flow_events += max(0, stop - self._flow_index)
             self._flow_index = max(self._flow_index, stop)
             return
         clock = start
@@ -218,6 +220,7 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             if clock >= until:
                 break
             apply_event(self.book, int(kind[0]), int(side[0]), int(price[0]), int(rank[0]))
+            self.flow_events += 1
             self._settle()
 
     def _private_volume(self, side: int, price: int) -> int:

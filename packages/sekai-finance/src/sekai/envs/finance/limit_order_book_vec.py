@@ -68,6 +68,7 @@ class LimitOrderBookVecEnv(RngMixin):
         self._all = np.arange(self.num_envs)
         self._step_index = 0
         self._flow_index = 0
+        self.flow_events = 0  # background events applied this session, summed over books
         self._values = self.books.values()
         self.agents = list(self.possible_agents)
         observations = {
@@ -137,7 +138,7 @@ class LimitOrderBookVecEnv(RngMixin):
     def _execute(self, trader: int, bid: np.ndarray, ask: np.ndarray, market: np.ndarray) -> None:
         books, size = self.books, self.config.order_size
         for side, instruction in ((BUY, bid), (SELL, ask)):
-            current = books.order_price[:, trader, side]
+            current = books.order_price[:, side, trader]
             change = (instruction != -1) & (instruction != current)
             books.cancel_order(self._all[change & (current >= 0)], trader, side)
             place = change & (instruction >= 0)
@@ -192,6 +193,7 @@ class LimitOrderBookVecEnv(RngMixin):
     ) -> None:
         """One flow event in each of ``rows``."""
         books = self.books
+        self.flow_events += len(rows)
         limit, market, cancel = kind == LIMIT, kind == MARKET, kind == CANCEL
         if limit.any():
             books.add_public(rows[limit], side[limit], price[limit])
