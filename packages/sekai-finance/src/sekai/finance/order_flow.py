@@ -203,12 +203,9 @@ def simulate_flow(
         event = (int(kind[0]), int(side[0]), int(price[0]), int(rank[0]))
         rows.append((clock, *event))
         apply_event(book, *event)
-    columns = list(zip(*rows, strict=True)) if rows else [[]] * 5
-    return FlowEvents(
-        np.asarray(columns[0], np.float64),
-        *(np.asarray(c, np.int64) for c in columns[1:]),
-        initial_depth=depth,
-    )
+    times = np.array([row[0] for row in rows], np.float64)
+    kind, side, price, rank = np.array([row[1:] for row in rows], np.int64).reshape(-1, 4).T
+    return FlowEvents(times, kind, side, price, rank, initial_depth=depth)
 
 
 def quotes(book: OrderBook, bid_ref: int, ask_ref: int) -> tuple[int, int]:

@@ -100,7 +100,17 @@ class LevelBooks:
             np.stack([self.order_price[:, side, trader], self.order_size[:, side, trader]], axis=1)
             for side in (BUY, SELL)
         ]
-        return TraderView(*sides, self.inventory[:, trader], self.cash[:, trader], own[0], own[1])
+        bid_prices, bid_volumes, ask_prices, ask_volumes = sides
+        return TraderView(
+            bid_prices,
+            bid_volumes,
+            ask_prices,
+            ask_volumes,
+            self.inventory[:, trader],
+            self.cash[:, trader],
+            own[0],
+            own[1],
+        )
 
     # -- events -----------------------------------------------------------------------------
     def add_public(self, rows: Rows, side: NDArray[Any], price: NDArray[Any]) -> None:

@@ -87,10 +87,17 @@ class MarketConfig:
         return cls(
             n_traders=n_traders,
             decision_intervals=intervals,
+            session_length=float(kwargs["session_length"]),
             flow=flow,
+            tick_size=float(kwargs["tick_size"]),
+            initial_price=float(kwargs["initial_price"]),
+            n_ticks=int(kwargs["n_ticks"]),
+            order_size=int(kwargs["order_size"]),
+            max_inventory=int(kwargs["max_inventory"]),
+            initial_cash=float(kwargs["initial_cash"]),
+            book_levels=int(kwargs["book_levels"]),
             times=times,
             due=due,
-            **{k: (float(v) if isinstance(v, float) else v) for k, v in kwargs.items()},
         )
 
     @property

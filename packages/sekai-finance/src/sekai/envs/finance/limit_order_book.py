@@ -283,7 +283,17 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             order_id = self._resting(i, side)
             order = None if order_id is None else self.book.order(order_id)
             own.append(np.array([[-1, 0] if order is None else [order.price, order.size]]))
-        return TraderView(*levels, self.inventory[i : i + 1], self.cash[i : i + 1], own[0], own[1])
+        bid_prices, bid_volumes, ask_prices, ask_volumes = levels
+        return TraderView(
+            bid_prices,
+            bid_volumes,
+            ask_prices,
+            ask_volumes,
+            self.inventory[i : i + 1],
+            self.cash[i : i + 1],
+            own[0],
+            own[1],
+        )
 
     def _observe(self, i: int) -> np.ndarray:
         time_left = self.config.session_length - self._now()

@@ -110,7 +110,7 @@ class LimitOrderBookVecEnv(RngMixin):
         values = self.books.values()
         change = values - self._values
         self._values = values
-        rewards = {a: change[:, i] for i, a in enumerate(self.possible_agents)}
+        rewards: dict[str, Any] = {a: change[:, i] for i, a in enumerate(self.possible_agents)}
         next_due = range(config.n_traders) if last else config.due[self._step_index]
         time_left = config.session_length - until
         observations = {self.possible_agents[i]: self._observe(i, time_left) for i in next_due}
