@@ -84,45 +84,38 @@ def best_rate(run: Callable[[], int], rounds: int) -> float:
 
 
 def synthetic_stream(depth: int, events: int, seed: int) -> np.ndarray:
-    """Messages that first rest ``depth`` one-lot orders around a fixed mid, then keep about
-    that many resting: adds a power-law distance behind the best, cancels of random resting
-    orders, one-lot market orders."""
+    """Messages that rest ``depth`` one-lot orders around a fixed mid, then keep that many
+    resting: one-lot market orders (10%), else an add a power-law distance behind the best
+    while the book holds fewer than ``depth`` orders and a cancel of a random resting order
+    otherwise. A book follows along to know which orders still rest."""
     rng = np.random.default_rng(seed)
     mid = N_TICKS // 2
     width = max(5, min(depth // 4, N_TICKS // 2 - 10))
+    book = OrderBook(N_TICKS)
     rows: list[tuple[float, int, int, int, int, int]] = []
     live: list[int] = []
-    sides: dict[int, int] = {}
-    next_id = 1
-
-    def add() -> None:
-        nonlocal next_id
-        side = int(rng.integers(2))
-        distance = min(int(rng.pareto(1.0)) + 1, width)
-        price = mid - distance if side == BUY else mid + distance - 1
-        rows.append((0.0, SUBMIT, next_id, 1, price * 100, 1 if side == BUY else -1))
-        sides[next_id] = side
-        live.append(next_id)
-        next_id += 1
-
-    for _ in range(depth):
-        add()
-    for _ in range(events):
-        u = rng.random()
-        if u < 0.45 or not live:
-            add()
-        elif u < 0.9 or len(live) > depth * 1.1:
+    while len(rows) < depth + events:
+        if len(rows) >= depth and rng.random() < 0.1:
+            side = int(rng.integers(2))
+            book.market(side, 1)
+            rows.append((0.0, EXECUTE, 0, 1, 0, -1 if side == BUY else 1))
+        elif len(book) < depth:
+            side = int(rng.integers(2))
+            distance = min(int(rng.pareto(1.0)) + 1, width)
+            price = mid - distance if side == BUY else mid + distance - 1
+            order_id = book.add(side, price, 1)
+            live.append(order_id)
+            rows.append((0.0, SUBMIT, order_id, 1, price * 100, 1 if side == BUY else -1))
+        else:
             k = int(rng.integers(len(live)))
             order_id = live[k]
             live[k] = live[-1]
             live.pop()
-            side = sides.pop(order_id)
-            rows.append((0.0, DELETE, order_id, 1, 0, 1 if side == BUY else -1))
-        else:
-            side = int(rng.integers(2))
-            rows.append((0.0, EXECUTE, 0, 1, 0, -1 if side == BUY else 1))
-    messages = np.array(rows, MESSAGE_DTYPE)
-    return messages
+            if order_id in book:  # else a market order took it: try again
+                side = book.order(order_id).side
+                book.cancel(order_id)
+                rows.append((0.0, DELETE, order_id, 1, 0, 1 if side == BUY else -1))
+    return np.array(rows, MESSAGE_DTYPE)
 
 
 def engine_rates(messages: np.ndarray, rounds: int) -> tuple[float, float, int]:
