@@ -7,7 +7,7 @@ import pytest
 
 import sekai
 from sekai.envs.finance import LimitOrderBookMarket
-from sekai.finance import BUY, SELL
+from sekai.finance import SELL
 
 
 def run_session(env: LimitOrderBookMarket, seed: int, check=None):  # type: ignore[no-untyped-def]
@@ -72,10 +72,11 @@ def test_masks_match_the_book_and_forbidden_actions_name_agent_and_instruction()
     with pytest.raises(ValueError, match=r"trader_0: the bid instruction 2 \('improve'\)"):
         env.step({"trader_0": np.array([2, 0, 0])})
     env.reset(seed=0)
-    env.step({"trader_0": np.array([3, 0, 1])})  # join the bid and buy the inventory limit
+    result = env.step({"trader_0": np.array([3, 0, 1])})  # join the bid, buy to the limit
     bid, _, market = env.action_mask("trader_0")
     assert env.inventory[0] == 1
-    assert bid[1] == (env._orders[0][BUY] is not None)
+    own_bid_lots = result.observations["trader_0"][23]
+    assert bid[1] == (own_bid_lots > 0)  # cancelling needs a resting bid
     assert bid[2:].sum() == 0 and market.tolist() == [1, 0, 1]  # at the limit: no more buying
     with pytest.raises(ValueError, match=r"trader_0: the market order instruction 1 \('buy'\)"):
         env.step({"trader_0": np.array([0, 0, 1])})
@@ -104,7 +105,9 @@ def test_shares_and_cash_are_conserved_and_the_book_never_crosses() -> None:
 def test_rewards_sum_to_the_change_in_marked_value() -> None:
     env = LimitOrderBookMarket(2, decision_intervals=[1.0, 3.0], session_length=20.0)
     _, rewards = run_session(env, seed=1)
-    values = env.cash + env.inventory * env._mid
+    book = env.book
+    assert book.best_bid is not None and book.best_ask is not None
+    values = env.cash + env.inventory * env.config.price((book.best_bid + book.best_ask) / 2)
     for i, agent in enumerate(env.possible_agents):
         assert rewards[agent] == pytest.approx(values[i] - env.config.initial_cash, abs=1e-6)
 
