@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sekai.finance import (
     BUY,
@@ -19,7 +21,7 @@ from sekai.finance import (
     simulate_flow,
 )
 from sekai.finance.lobster import read_messages, record_flow, replay, write_messages
-from sekai.finance.order_flow import apply_event, sample_events, seed_book
+from sekai.finance.order_flow import apply_event, sample_event, sample_events, seed_book
 
 
 def test_sampled_event_frequencies_follow_the_rates() -> None:
@@ -123,3 +125,26 @@ def test_recorded_flow_replays_to_the_same_book(tmp_path: Path) -> None:
     assert [(t.price, t.size, t.taker_side) for t in replayed.trades] == [
         (t.price, t.size, t.taker_side) for t in direct.trades
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.lists(st.integers(0, 6), min_size=10, max_size=10),
+    st.integers(-3, 3),
+)
+def test_the_scalar_sampler_draws_the_array_samplers_event(seed, queues, spread) -> None:  # type: ignore[no-untyped-def]
+    """The single env's plain-Python fast path agrees exactly with the array model."""
+    model = ContStoikovTalreja()
+    bids, asks = queues[:5], queues[5:]
+    bid, ask = 100, 101 + max(spread, 0)
+    array_event = sample_events(
+        model,
+        np.random.default_rng(seed),
+        np.array([bid]),
+        np.array([ask]),
+        np.array([bids]),
+        np.array([asks]),
+    )
+    scalar_event = sample_event(model, np.random.default_rng(seed), bid, ask, bids, asks)
+    assert scalar_event == tuple(value[0].item() for value in array_event)

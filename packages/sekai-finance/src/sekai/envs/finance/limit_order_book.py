@@ -25,7 +25,7 @@ from sekai.finance.order_flow import (
     apply_event,
     public_levels,
     quotes,
-    sample_events,
+    sample_event,
     seed_book,
 )
 from sekai.multi_agent import MAResetResult, MAStepResult, MultiAgentEnv
@@ -206,32 +206,28 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         while True:
             self._bid_ref, self._ask_ref = quotes(self.book, self._bid_ref, self._ask_ref)
             bids, asks = public_levels(
-                self.book, levels, self._bid_ref, self._ask_ref, self._private_volume
+                self.book, levels, self._bid_ref, self._ask_ref, self._private_lots()
             )
-            wait, kind, side, price, rank = sample_events(
-                flow,
-                self.rng,
-                np.array([self._bid_ref]),
-                np.array([self._ask_ref]),
-                bids[None],
-                asks[None],
+            wait, kind, side, price, rank = sample_event(
+                flow, self.rng, self._bid_ref, self._ask_ref, bids, asks
             )
-            clock += float(wait[0])
+            clock += wait
             if clock >= until:
                 break
-            apply_event(self.book, int(kind[0]), int(side[0]), int(price[0]), int(rank[0]))
+            apply_event(self.book, kind, side, price, rank)
             self.flow_events += 1
             self._settle()
 
-    def _private_volume(self, side: int, price: int) -> int:
-        total = 0
-        for i in range(self.config.n_traders):
-            order_id = self._orders[i][side]
-            if order_id is not None and order_id in self.book:
-                order = self.book.order(order_id)
-                if order.price == price:
-                    total += order.size
-        return total
+    def _private_lots(self) -> dict[tuple[int, int], int]:
+        """The traders' resting lots by (side, price)."""
+        lots: dict[tuple[int, int], int] = {}
+        for side in (BUY, SELL):
+            for i in range(self.config.n_traders):
+                order_id = self._resting(i, side)
+                if order_id is not None:
+                    order = self.book.order(order_id)
+                    lots[side, order.price] = lots.get((side, order.price), 0) + order.size
+        return lots
 
     # -- accounting -------------------------------------------------------------------------
     def _settle(self) -> None:
