@@ -239,15 +239,15 @@ def simulate_flow(
     while True:
         bid_ref, ask_ref = quotes(book, bid_ref, ask_ref)
         bids, asks = public_levels(book, model.levels, bid_ref, ask_ref, {})
-        wait, *event = sample_event(model, rng, bid_ref, ask_ref, bids, asks)
+        wait, kind, side, price, rank = sample_event(model, rng, bid_ref, ask_ref, bids, asks)
         clock += wait
         if clock >= duration:
             break
-        rows.append((clock, *event))
-        apply_event(book, *event)
+        rows.append((clock, kind, side, price, rank))
+        apply_event(book, kind, side, price, rank)
     times = np.array([row[0] for row in rows], np.float64)
-    kind, side, price, rank = np.array([row[1:] for row in rows], np.int64).reshape(-1, 4).T
-    return FlowEvents(times, kind, side, price, rank, initial_depth=depth)
+    kinds, sides, prices, ranks = np.array([row[1:] for row in rows], np.int64).reshape(-1, 4).T
+    return FlowEvents(times, kinds, sides, prices, ranks, initial_depth=depth)
 
 
 def quotes(book: OrderBook, bid_ref: int, ask_ref: int) -> tuple[int, int]:
