@@ -72,7 +72,6 @@ class OrderBook:
             [deque() for _ in range(n_ticks)],
         )
         self._volume = ([0] * n_ticks, [0] * n_ticks)
-        self._count = ([0] * n_ticks, [0] * n_ticks)  # live orders per level
         self._side_count = [0, 0]  # live orders per side: an empty side needs no scan
         self._orders: dict[int, list[int]] = {}
         self._bid = -1  # best bid tick, -1 when no bids
@@ -154,7 +153,6 @@ class OrderBook:
         order = [order_id, owner, size, price, side]
         self._queues[side][price].append(order)
         self._volume[side][price] += size
-        self._count[side][price] += 1
         self._side_count[side] += 1
         orders[order_id] = order
         if side == BUY:
@@ -231,7 +229,6 @@ class OrderBook:
         volume = self._volume[side]
         volume[price] -= order[_SIZE]
         order[_SIZE] = 0
-        self._count[side][price] -= 1
         self._side_count[side] -= 1
         queue = self._queues[side][price]
         if volume[price] == 0:
@@ -240,7 +237,7 @@ class OrderBook:
                 self._bid = self._next_bid(price)
             elif side == SELL and price == self._ask:
                 self._ask = self._next_ask(price)
-        elif len(queue) > 2 * self._count[side][price] + 16:  # many dead records: compact
+        elif len(queue) > 2 * volume[price] + 16:  # mostly dead records (a live one has a lot)
             live = [o for o in queue if o[_SIZE]]
             queue.clear()
             queue.extend(live)
@@ -268,7 +265,6 @@ class OrderBook:
         maker_side = SELL if side == BUY else BUY
         queues = self._queues[maker_side]
         volume = self._volume[maker_side]
-        count = self._count[maker_side]
         side_count = self._side_count
         orders = self._orders
         trades = self.trades
@@ -292,7 +288,6 @@ class OrderBook:
                     queue.popleft()
                     del orders[order[_ID]]
                     volume[price] -= resting
-                    count[price] -= 1
                     side_count[maker_side] -= 1
                     order[_SIZE] = 0
                     continue
@@ -303,7 +298,6 @@ class OrderBook:
                 if fill == resting:
                     queue.popleft()
                     del orders[order[_ID]]
-                    count[price] -= 1
                     side_count[maker_side] -= 1
                     order[_SIZE] = 0
                 else:
