@@ -19,15 +19,11 @@ import cloudpickle
 import numpy as np
 
 from sekai.core import Env
+from sekai.spaces import concatenate
 from sekai.vector import _shared_memory
 from sekai.vector._worker_pool import ProcessContext, WorkerPool, _worker_error
-from sekai.vector.base import (
-    AutoresetMode,
-    VecEnv,
-    _check_autoreset,
-    _check_env_fns,
-    _stack_observations,
-)
+from sekai.vector.backend import check_env_fns, check_same_spaces
+from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset
 from sekai.vector.results import VecResetResult, VecStepResult
 
 __all__ = ["ProcVecEnv"]
@@ -65,7 +61,7 @@ class ProcVecEnv(VecEnv):
         num_workers: int | None = None,
         shared_memory: bool | None = None,
     ) -> None:
-        env_fns = _check_env_fns(env_fns)
+        env_fns = check_env_fns(env_fns)
         _check_autoreset(autoreset)
         _check_close_timeout(close_timeout)
         if shared_memory not in (None, True, False):
@@ -85,22 +81,11 @@ class ProcVecEnv(VecEnv):
             spaces = self._gather(self._pool.collect())
             observation_space, action_space = spaces[0]
             super().__init__(num_envs, observation_space, action_space, autoreset=autoreset)
-            self._check_same_spaces(spaces)
+            check_same_spaces(spaces)
             self._share_observations(shared_memory)
         except BaseException:
             self._finalizer()
             raise
-
-    def _check_same_spaces(self, spaces: list[tuple[Any, Any]]) -> None:
-        for rank, pair in enumerate(spaces[1:], start=1):
-            for name, first, space in zip(
-                ("observation_space", "action_space"), spaces[0], pair, strict=True
-            ):
-                if space != first:
-                    raise ValueError(
-                        f"every sub-env must have the same {name}: sub-env 0 has {first}, "
-                        f"sub-env {rank} has {space}"
-                    )
 
     def _share_observations(self, shared_memory: bool | None) -> None:
         if shared_memory is False:
@@ -221,7 +206,7 @@ class ProcVecEnv(VecEnv):
     def _observations(self, observations: list[Any]) -> Any:
         if self.shared_memory:
             return _shared_memory.read(self._pool.observations)
-        return _stack_observations(self.observation_space, observations)
+        return concatenate(self.observation_space, observations)
 
     @staticmethod
     def _gather(replies: list[bytes]) -> list[Any]:
