@@ -28,11 +28,12 @@ from typing import Any
 import pluggy
 
 from sekai import hookspecs
-from sekai._checks import is_whole_number
+from sekai.checks import check_positive_int
 
 __all__ = [
     "EnvSpec",
     "PluginWarning",
+    "RESERVED_MODES",
     "Registry",
     "UnknownEnvError",
     "VectorizationMode",
@@ -202,10 +203,12 @@ def _check_entry_point(entry_point: object, field: str, env_id: str) -> None:
 
 
 def _check_max_episode_steps(steps: object, env_id: str) -> None:
-    if steps is not None and (not is_whole_number(steps) or steps < 1):
-        raise ValueError(
-            f"max_episode_steps of {env_id!r} must be a positive int or None, got {steps!r}"
-        )
+    if steps is None:
+        return
+    try:
+        check_positive_int(steps, "max_episode_steps")
+    except (TypeError, ValueError) as error:  # a bad registration value, whatever its type
+        raise ValueError(f"{error}, for {env_id!r}; pass a positive int or None") from None
 
 
 def _kwargs_dict(kwargs: Mapping[str, Any] | None, env_id: str) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from sekai.checks import check_positive_int, check_seed, is_whole_number
 from sekai.spaces import Space, batch_space, iterate
 from sekai.vector.errors import VecEnvClosed, VecEnvWorkerError
 from sekai.vector.results import VecResetResult, VecStepResult
@@ -61,12 +62,8 @@ class VecEnv:
         *,
         autoreset: AutoresetMode = True,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
-            raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        self.num_envs = check_positive_int(num_envs, "num_envs")
         _check_autoreset(autoreset)
-        self.num_envs = int(num_envs)
         self.observation_space = observation_space
         self.action_space = action_space
         self.batch_observation_space = batch_space(observation_space, self.num_envs)
@@ -176,18 +173,13 @@ class VecEnv:
         n = self.num_envs
         if seed is None:
             return [None] * n
-        if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-            _check_non_negative(seed)
-            return [_child_seed(child) for child in np.random.SeedSequence(int(seed)).spawn(n)]
         if isinstance(seed, list | tuple | np.ndarray):
             if len(seed) != n:
                 raise ValueError(f"seed needs one entry per sub-env ({n}), got {len(seed)}")
-            for s in seed:
-                if s is not None and (isinstance(s, bool) or not isinstance(s, int | np.integer)):
-                    raise TypeError(f"each seed must be an int or None, got {type(s).__name__}")
-                if s is not None:  # checked here, before any sub-env is reset with its seed
-                    _check_non_negative(s)
-            return [None if s is None else int(s) for s in seed]
+            return [check_seed(s) for s in seed]  # all checked before any sub-env is reset
+        if is_whole_number(seed):
+            root = np.random.SeedSequence(check_seed(seed))
+            return [_child_seed(child) for child in root.spawn(n)]
         raise TypeError(
             f"seed must be an int, a list of {n} ints or None, got {type(seed).__name__}"
         )
@@ -252,11 +244,6 @@ def _check_autoreset(autoreset: object) -> None:
 def _is_single_value(actions: Any) -> bool:
     """True for a scalar (a number or a 0-d array), which is one action, not a batch."""
     return not isinstance(actions, dict | tuple) and np.ndim(actions) == 0
-
-
-def _check_non_negative(seed: int | np.integer[Any]) -> None:
-    if seed < 0:
-        raise ValueError(f"seeds must be non-negative ints or None, got {seed}")
 
 
 def _child_seed(seed_sequence: np.random.SeedSequence) -> int:

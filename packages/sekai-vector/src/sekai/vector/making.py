@@ -7,8 +7,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import numpy as np
-
+from sekai.checks import check_positive_int
 from sekai.core import Env
 from sekai.registration import RESERVED_MODES, EnvSpec, load_entry_point, make, registry, spec
 from sekai.vector.base import VecEnv
@@ -36,11 +35,7 @@ def make_vec(
     one. The result carries the registry entry, with these overrides, as ``vec.spec``.
     """
     backend = _backend(vectorization_mode)
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
-        raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
-    if num_envs < 1:
-        raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-    num_envs = int(num_envs)
+    num_envs = check_positive_int(num_envs, "num_envs")
     wrappers = list(wrappers or [])
     for wrapper in wrappers:
         if not callable(wrapper):

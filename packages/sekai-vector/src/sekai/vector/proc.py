@@ -18,6 +18,7 @@ from typing import Any
 import cloudpickle
 import numpy as np
 
+from sekai.checks import is_whole_number
 from sekai.core import Env
 from sekai.spaces import concatenate
 from sekai.vector import _shared_memory
@@ -267,7 +268,7 @@ def _check_close_timeout(close_timeout: float) -> None:
 def _check_num_workers(num_workers: int | None, num_envs: int) -> int:
     if num_workers is None:
         return num_envs
-    if isinstance(num_workers, bool) or not isinstance(num_workers, int | np.integer):
+    if not is_whole_number(num_workers):
         raise TypeError(f"num_workers must be an int or None, got {type(num_workers).__name__}")
     if not 1 <= num_workers <= num_envs:
         raise ValueError(
