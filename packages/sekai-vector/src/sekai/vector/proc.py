@@ -9,6 +9,7 @@ write their rows in place and the parent copies the batch out once per call.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 import sys
 import weakref
@@ -22,7 +23,13 @@ from sekai.checks import is_whole_number
 from sekai.core import Env
 from sekai.spaces import concatenate
 from sekai.vector import _shared_memory
-from sekai.vector._worker_pool import ProcessContext, WorkerPool, _worker_error
+from sekai.vector._worker_pool import (
+    REIMPORTED_MAIN_EXIT,
+    WORKER_NAME,
+    ProcessContext,
+    WorkerPool,
+    _worker_error,
+)
 from sekai.vector.backend import check_env_fns, check_same_spaces
 from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset
 from sekai.vector.results import VecResetResult, VecStepResult
@@ -42,7 +49,11 @@ class ProcVecEnv(VecEnv):
     each run an even share of the sub-envs. ``shared_memory``: None passes observations through
     shared memory when the observation space allows it, True requires it (TypeError otherwise),
     False never uses it. ``context`` is the multiprocessing start method; ``close_timeout`` how
-    many seconds :meth:`close` waits for the workers before terminating them.
+    many seconds :meth:`close` waits for the workers before terminating them. ``timeout``: None
+    (wait as long as it takes) or how many seconds every call (reset, step, get_attr, ...) waits
+    for the workers' replies; a worker that has not answered by then is stopped and the call
+    raises a VecEnvWorkerError that is also a TimeoutError, naming its sub-envs. The VecEnv
+    can then only be closed.
 
     A sub-env's exception is raised here as VecEnvWorkerError (with the sub-env's ``rank``) after
     every worker has replied; the workers stay usable.
@@ -61,10 +72,14 @@ class ProcVecEnv(VecEnv):
         close_timeout: float = 5.0,
         num_workers: int | None = None,
         shared_memory: bool | None = None,
+        timeout: float | None = None,
     ) -> None:
+        _exit_if_reimported_by_a_worker()
         env_fns = check_env_fns(env_fns)
         _check_autoreset(autoreset)
-        _check_close_timeout(close_timeout)
+        _check_seconds(close_timeout, "close_timeout")
+        if timeout is not None:
+            _check_seconds(timeout, "timeout")
         if shared_memory not in (None, True, False):
             raise TypeError(f"shared_memory must be None, True or False, got {shared_memory!r}")
         num_envs = len(env_fns)
@@ -76,10 +91,10 @@ class ProcVecEnv(VecEnv):
         payloads = [_dumps(([env_fns[i] for i in ranks], autoreset), "env_fns") for ranks in slices]
         self._slices = slices
         self.shared_memory = False
-        self._pool = WorkerPool(_get_context(context), payloads, slices, close_timeout)
+        self._pool = WorkerPool(_get_context(context), payloads, slices, close_timeout, timeout)
         self._finalizer = weakref.finalize(self, self._pool.close)
         try:
-            spaces = self._gather(self._pool.collect())
+            spaces = self._gather(self._pool.collect(self._pool.deadline()))
             observation_space, action_space = spaces[0]
             super().__init__(num_envs, observation_space, action_space, autoreset=autoreset)
             check_same_spaces(spaces)
@@ -214,6 +229,18 @@ class ProcVecEnv(VecEnv):
         return [value for reply in replies for value in pickle.loads(reply)]
 
 
+def _exit_if_reimported_by_a_worker() -> None:
+    """In a worker importing the parent's main module (spawn and forkserver do that) which builds
+    a ProcVecEnv at its top level: exit quietly, with a code that the parent explains.
+
+    Going on would start workers from a worker; multiprocessing refuses with a traceback from
+    every worker at once, which never names the missing main guard.
+    """
+    process = multiprocessing.current_process()
+    if getattr(process, "_inheriting", False) and process.name.startswith(WORKER_NAME):
+        os._exit(REIMPORTED_MAIN_EXIT)
+
+
 def _as_array_batch(actions: list[Any]) -> np.ndarray | None:
     """The actions as one array when they are NumPy values of one dtype and shape, else None.
 
@@ -258,11 +285,11 @@ def _get_context(method: str | None) -> ProcessContext:
     return context
 
 
-def _check_close_timeout(close_timeout: float) -> None:
-    if isinstance(close_timeout, bool) or not isinstance(close_timeout, int | float):
-        raise TypeError(f"close_timeout must be a number of seconds, got {close_timeout!r}")
-    if not close_timeout >= 0:
-        raise ValueError(f"close_timeout must be >= 0 seconds, got {close_timeout}")
+def _check_seconds(seconds: float, name: str) -> None:
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        raise TypeError(f"{name} must be a number of seconds, got {seconds!r}")
+    if not seconds >= 0:
+        raise ValueError(f"{name} must be >= 0 seconds, got {seconds}")
 
 
 def _check_num_workers(num_workers: int | None, num_envs: int) -> int:
