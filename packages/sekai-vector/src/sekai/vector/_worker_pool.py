@@ -20,6 +20,7 @@ from __future__ import annotations
 # rest of a step's bookkeeping; _SigintGuard calls the C functions behind them instead.
 import _signal
 import asyncio
+import collections
 import contextlib
 import os
 import pickle
@@ -61,6 +62,7 @@ _REIMPORTED_MAIN = (
 )
 
 ErrorReport = tuple[int, str, str, str]  # rank, exc_type, message, remote traceback
+AfterRestart = Callable[[int], tuple[str, Any]]  # worker index -> the reply to use in its place
 
 
 class ProcessContext(Protocol):
@@ -100,9 +102,14 @@ class WorkerPool:
         slices: list[range],
         close_timeout: float,
         timeout: float | None = None,
+        restart: tuple[int, float] | None = None,
     ) -> None:
         self.close_timeout = close_timeout
         self.timeout = timeout
+        self.restart = restart
+        self._restarts: collections.deque[float] = collections.deque()
+        self._context, self._payloads, self._slices = context, payloads, slices
+        self._attach: bytes | None = None  # the attach message, once observations are shared
         self.start_method = getattr(context, "get_start_method", lambda: "spawn")()
         self.handles: list[_Handle] = []
         self.segment: SharedMemory | None = None
@@ -123,39 +130,99 @@ class WorkerPool:
             raise
 
     def _start(self, context: ProcessContext, payloads: list[bytes], slices: list[range]) -> None:
-        """Start one worker per payload; each owes its start-up report: its spaces, or why
-        building its sub-envs failed."""
-        for index, (payload, ranks) in enumerate(zip(payloads, slices, strict=True)):
-            parent_end, child_end = Channel.pair()
-            process = context.Process(
-                target=_worker.run,
-                args=(child_end, payload, ranks.start, os.getpid()),
-                name=f"{WORKER_NAME}-{index}",
-                daemon=True,
+        for index in range(len(payloads)):
+            self.handles.append(self._spawn(index))
+
+    def _spawn(self, index: int) -> _Handle:
+        """Start worker ``index``; it owes its start-up report: its spaces, or why building its
+        sub-envs failed."""
+        ranks = self._slices[index]
+        parent_end, child_end = Channel.pair()
+        process = self._context.Process(
+            target=_worker.run,
+            args=(child_end, self._payloads[index], ranks.start, os.getpid()),
+            name=f"{WORKER_NAME}-{index}",
+            daemon=True,
+        )
+        try:
+            process.start()
+        except BaseException:
+            parent_end.close()
+            raise
+        finally:
+            child_end.close()
+        return _Handle(process, parent_end, ranks.start, len(ranks), 1)
+
+    def _respawn(self, handle: _Handle) -> None:
+        """Replace ``handle``'s dead worker by a new one with the same sub-env factories,
+        attached to the shared observations; VecEnvWorkerError if the restart limit is reached
+        (then every later call raises it) or the new worker fails to build its sub-envs."""
+        assert self.restart is not None
+        count, window = self.restart
+        now = time.monotonic()
+        while self._restarts and self._restarts[0] <= now - window:
+            self._restarts.popleft()
+        if len(self._restarts) >= count:
+            error = self._died(handle)
+            error.args = (
+                f"{error}; workers were restarted {count} times within {window} s already, "
+                f"so restart={self.restart} gives up",
             )
-            try:
-                process.start()
-            except BaseException:
-                parent_end.close()
-                raise
-            finally:
-                child_end.close()
-            self.handles.append(_Handle(process, parent_end, ranks.start, len(ranks), 1))
+            raise error
+        self._restarts.append(now)
+        index = self.handles.index(handle)
+        handle.process.join(self.close_timeout)
+        handle.channel.close()
+        handle.process.close()
+        self.handles[index] = new = self._spawn(index)
+        for message in [] if self._attach is None else [self._attach]:
+            new.channel.send(message)
+            new.pending += 1
+        for _ in range(new.pending):  # its spaces (known already), then the attach reply
+            status, value = self._receive_or_died(new)
+            if status == "error":
+                self._failure = _worker_error(value)
+                raise self._failure
+
+    def exchange(self, index: int, message: bytes) -> tuple[str, Any]:
+        """Send worker ``index`` one message and read its (status, value) reply."""
+        handle = self.handles[index]
+        handle.channel.send(message)
+        handle.pending += 1
+        return self._receive_or_died(handle)
+
+    def _receive_or_died(self, handle: _Handle) -> tuple[str, Any]:
+        try:
+            return self._receive(handle)
+        except _WorkerGone:
+            raise self._died(handle) from None
 
     # -- messaging ------------------------------------------------------------------------
-    def request(self, messages: list[bytes]) -> list[Any]:
+    def request(
+        self, messages: list[bytes], after_restart: AfterRestart | None = None
+    ) -> list[Any]:
         """Send one pickled command to each worker and return their results, in worker order.
 
         Every live worker's reply is collected before an error is raised; the error of the
-        lowest rank wins.
+        lowest rank wins. With ``restart``, a worker found dead is replaced and its reply is
+        ``after_restart(index)`` (by default: the new worker's reply to the same message).
         """
         deadline = self.deadline()
         with self._sigint:
             self._discard_stale_replies(deadline)
             self._send(messages)
-            return self.collect(deadline)
+            return self.collect(deadline, self._after_restart(messages, after_restart))
 
-    async def async_request(self, messages: list[bytes]) -> list[Any]:
+    def _after_restart(
+        self, messages: list[bytes], after_restart: AfterRestart | None
+    ) -> AfterRestart:
+        if after_restart is not None:
+            return after_restart
+        return lambda index: self.exchange(index, messages[index])
+
+    async def async_request(
+        self, messages: list[bytes], after_restart: AfterRestart | None = None
+    ) -> list[Any]:
         """:meth:`request` that leaves the running event loop free while the workers work.
 
         One call at a time: a second call (async or not) made while this one awaits replies
@@ -167,17 +234,17 @@ class WorkerPool:
         try:
             if self._failure is not None:
                 raise self._failure
-            for handle in self.handles:  # stale replies, as in _discard_stale_replies
-                while handle.pending:
-                    await self._readable(handle, deadline)
+            for index in range(len(self.handles)):  # stale replies, as in the blocking call
+                while self.handles[index].pending:  # (a restart replaces the handle)
+                    await self._readable(self.handles[index], deadline)
                     with self._sigint:
-                        self._receive_in_time(handle, deadline)
+                        self._receive_in_time(self.handles[index], deadline)
             with self._sigint:  # every message is sent, and counted, before the next await
                 self._send(messages)
             for handle in self.handles:
                 await self._readable(handle, deadline)
             # every reply has begun to arrive, or the deadline has passed: no wait left
-            return self.collect(deadline)
+            return self.collect(deadline, self._after_restart(messages, after_restart))
         finally:
             if self._in_flight is token:  # else a later call took over from this abandoned one
                 self._in_flight = None
@@ -188,8 +255,7 @@ class WorkerPool:
         for handle, message in zip(self.handles, messages, strict=True):
             try:
                 handle.channel.send(message)
-            except OSError:
-                self._died(handle)
+            except OSError:  # collect() finds the worker gone when it reads the reply
                 continue
             handle.pending += 1
 
@@ -231,25 +297,34 @@ class WorkerPool:
         """When a call starting now must have every reply (``time.monotonic()``), or None."""
         return None if self.timeout is None else time.monotonic() + self.timeout
 
-    def collect(self, deadline: float | None = None) -> list[Any]:
+    def collect(
+        self, deadline: float | None = None, after_restart: AfterRestart | None = None
+    ) -> list[Any]:
         """Read the reply each worker owes; raise the first error once all are read.
 
         Workers that have not answered by ``deadline`` are stopped, and a TimeoutError (also a
-        VecEnvWorkerError) names their sub-envs.
+        VecEnvWorkerError) names their sub-envs. A dead worker is an error, unless ``restart``
+        allows replacing it: then its reply is ``after_restart(index)``.
         """
         results = []
         errors: list[VecEnvWorkerError] = []
         silent: list[_Handle] = []
         with self._sigint:
-            for handle in self.handles:
+            for index, handle in enumerate(list(self.handles)):
                 try:
                     status, value = self._receive(handle, deadline)
                 except _NoAnswer:
                     silent.append(handle)
                     continue
-                except VecEnvWorkerError as died:
-                    errors.append(died)
-                    continue
+                except _WorkerGone:
+                    try:
+                        if self.restart is None or after_restart is None:
+                            raise self._died(handle) from None
+                        self._respawn(handle)
+                        status, value = after_restart(index)
+                    except VecEnvWorkerError as died:
+                        errors.append(died)
+                        continue
                 if status == "error":
                     errors.append(_worker_error(value))
                 results.append(value)
@@ -265,6 +340,11 @@ class WorkerPool:
             return self._receive(handle, deadline)
         except _NoAnswer:
             raise self._timed_out([handle]) from None
+        except _WorkerGone:
+            if self.restart is None:
+                raise self._died(handle) from None
+            self._respawn(handle)  # the new worker owes nothing: the stale replies are gone
+            return "ok", None
 
     def _receive(self, handle: _Handle, deadline: float | None = None) -> tuple[str, Any]:
         """Read one reply; a Ctrl-C may interrupt the wait for it, not the reading.
@@ -287,18 +367,18 @@ class WorkerPool:
         try:
             data = handle.channel.recv()
         except (EOFError, OSError):
-            raise self._died(handle) from None
+            raise _WorkerGone from None
         handle.pending -= 1
         return pickle.loads(data)
 
     def _discard_stale_replies(self, deadline: float | None) -> None:
         if self._failure is not None:
             raise self._failure
-        for handle in self.handles:
-            while handle.pending:
+        for index in range(len(self.handles)):
+            while self.handles[index].pending:
                 if self._in_flight is not None:  # those may be the replies it awaits
                     self._check_idle()
-                self._receive_in_time(handle, deadline)
+                self._receive_in_time(self.handles[index], deadline)
 
     def _timed_out(self, silent: list[_Handle]) -> VecEnvWorkerError:
         """Stop the workers that did not answer in time; every later call raises the error."""
@@ -332,8 +412,8 @@ class WorkerPool:
         """Create the batch segment and have every worker write its observations there."""
         self.segment = _shared_memory.create_segment(size)
         self.observations = _shared_memory.views(self.segment, layout)
-        message = pickle.dumps(("attach", (self.segment.name, layout)))
-        self.request([message] * len(self.handles))
+        self._attach = pickle.dumps(("attach", (self.segment.name, layout)))
+        self.request([self._attach] * len(self.handles))
 
     # -- shutdown -------------------------------------------------------------------------
     def close(self) -> ErrorReport | None:
@@ -476,6 +556,10 @@ def _unreadable_main_hidden() -> Iterator[None]:
         yield
     finally:
         main.__file__ = path
+
+
+class _WorkerGone(Exception):
+    """The worker's end of the channel closed: the worker process died."""
 
 
 class _NoAnswer(Exception):

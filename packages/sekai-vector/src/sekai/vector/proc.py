@@ -55,6 +55,14 @@ class ProcVecEnv(VecEnv):
     raises a VecEnvWorkerError that is also a TimeoutError, naming its sub-envs. The VecEnv
     can then only be closed.
 
+    ``restart`` makes workers heal: when a worker has died (SIGKILL, segfault, out of memory),
+    the call that finds it dead starts a new one, which rebuilds its sub-envs from the same
+    factories; a step resets them and returns, for those sub-envs, reward 0, ``truncated=True``
+    and ``info["worker_restarted"] = True`` (no ``final_observation``: it died with the worker),
+    so a training loop goes on; other calls are simply answered by the new worker. ``True``
+    allows 3 restarts in any 60 seconds, ``(count, seconds)`` sets the limit; beyond it, or with
+    the default False, a dead worker raises VecEnvWorkerError and the VecEnv can only be closed.
+
     A sub-env's exception is raised here as VecEnvWorkerError (with the sub-env's ``rank``) after
     every worker has replied; the workers stay usable.
 
@@ -73,6 +81,7 @@ class ProcVecEnv(VecEnv):
         num_workers: int | None = None,
         shared_memory: bool | None = None,
         timeout: float | None = None,
+        restart: bool | tuple[int, float] = False,
     ) -> None:
         _exit_if_reimported_by_a_worker()
         env_fns = check_env_fns(env_fns)
@@ -91,7 +100,9 @@ class ProcVecEnv(VecEnv):
         payloads = [_dumps(([env_fns[i] for i in ranks], autoreset), "env_fns") for ranks in slices]
         self._slices = slices
         self.shared_memory = False
-        self._pool = WorkerPool(_get_context(context), payloads, slices, close_timeout, timeout)
+        self._pool = WorkerPool(
+            _get_context(context), payloads, slices, close_timeout, timeout, _restart(restart)
+        )
         self._finalizer = weakref.finalize(self, self._pool.close)
         try:
             spaces = self._gather(self._pool.collect(self._pool.deadline()))
@@ -125,7 +136,8 @@ class ProcVecEnv(VecEnv):
         return self._reset_result(self._pool.request(self._reset_messages(seeds, options)))
 
     def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
-        return self._step_result(self._pool.request(self._step_messages(actions)))
+        replies = self._pool.request(self._step_messages(actions), self._restarted_step)
+        return self._step_result(replies)
 
     async def _async_reset_subenvs(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
@@ -135,7 +147,7 @@ class ProcVecEnv(VecEnv):
 
     async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
         messages = self._step_messages(actions)
-        return self._step_result(await self._pool.async_request(messages))
+        return self._step_result(await self._pool.async_request(messages, self._restarted_step))
 
     def _get_attr(self, name: str) -> list[Any]:
         message = _dumps(("get_attr", name), "the attribute name")
@@ -165,6 +177,18 @@ class ProcVecEnv(VecEnv):
             _dumps(("reset", ([seeds[i] for i in ranks], [options[i] for i in ranks])), "options")
             for ranks in self._slices
         ]
+
+    def _restarted_step(self, worker: int) -> tuple[str, Any]:
+        """What a step returns for the sub-envs of a restarted worker: their first observations
+        after a reset, reward 0, truncated, and ``info["worker_restarted"] = True``."""
+        size = len(self._slices[worker])
+        reset = _dumps(("reset", ([None] * size, [None] * size)), "options")
+        status, value = self._pool.exchange(worker, reset)
+        if status != "ok":
+            return status, value
+        infos, observations = value
+        infos = [{**info, "worker_restarted": True} for info in infos]
+        return "ok", ([0.0] * size, [False] * size, [True] * size, infos, observations)
 
     def _reset_result(self, replies: list[Any]) -> VecResetResult:
         infos: list[dict[str, Any]] = []
@@ -283,6 +307,31 @@ def _get_context(method: str | None) -> ProcessContext:
     if context.get_start_method() == "forkserver":
         context.set_forkserver_preload(_FORKSERVER_PRELOAD)
     return context
+
+
+_DEFAULT_RESTART = (3, 60.0)  # restarts allowed in any window of that many seconds
+
+
+def _restart(restart: bool | tuple[int, float]) -> tuple[int, float] | None:
+    """The restart limit as (count, seconds), or None when workers do not heal."""
+    if restart is True:
+        return _DEFAULT_RESTART
+    if restart is False:
+        return None
+    if (
+        isinstance(restart, tuple)
+        and len(restart) == 2
+        and is_whole_number(restart[0])
+        and restart[0] >= 1
+        and isinstance(restart[1], int | float)
+        and not isinstance(restart[1], bool)
+        and restart[1] > 0
+    ):
+        return int(restart[0]), float(restart[1])
+    raise ValueError(
+        "restart must be False, True (3 restarts in any 60 s) or (count, seconds) with "
+        f"count >= 1 and seconds > 0, got {restart!r}"
+    )
 
 
 def _check_seconds(seconds: float, name: str) -> None:
