@@ -41,6 +41,7 @@ def test_every_native_env_keeps_the_contract_and_matches_its_single_env(env_id, 
     sekai.testing.check_native_vec_env(env_id)
 
 
+@pytest.mark.needs("sekai-demo-backend")
 def test_the_installed_modes_include_the_built_in_and_the_plugin_ones():
     assert {"sync", "async", "proc", "demo-threads"} <= set(sekai.testing.vectorization_modes())
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sekai_demo_backend.threads import ThreadVecEnv
 
 import sekai
 
 
+@pytest.mark.needs("sekai-demo-backend")
 def test_an_installed_third_party_backend_is_used_by_its_mode_name():
+    from sekai_demo_backend.threads import ThreadVecEnv
+
     with (
         sekai.make_vec(
             "CartPole-v1", 5, "demo-threads", vector_kwargs={"num_threads": 2}
@@ -39,5 +41,11 @@ def test_an_unknown_mode_lists_the_installed_ones(mode):
     with pytest.raises(ValueError, match="vectorization_mode must be one of") as caught:
         sekai.make_vec("CartPole-v1", 2, mode)
     message = str(caught.value)
-    for name in ["'native'", "'sync'", "'async'", "'proc'", "'demo-threads'"]:
+    for name in ["'native'", "'sync'", "'async'", "'proc'"]:
         assert name in message
+
+
+@pytest.mark.needs("sekai-demo-backend")
+def test_an_unknown_mode_lists_the_third_party_ones_too():
+    with pytest.raises(ValueError, match="'demo-threads'"):
+        sekai.make_vec("CartPole-v1", 2, "threads")

@@ -16,6 +16,7 @@ def sekai_register_vectorization_modes(register):
 """
 
 
+@pytest.mark.needs("sekai-vector")
 def test_a_plugin_registers_a_mode_under_its_distribution(fake_plugin):
     fake_plugin("fake-backend", "registry_fake_mode", MODE_PLUGIN)
     modes = Registry().vectorization_modes
@@ -34,6 +35,7 @@ def test_a_plugin_registers_a_mode_under_its_distribution(fake_plugin):
         ('register("ok", "not an entry point")', "must be a 'package.module:Class' string"),
     ],
 )
+@pytest.mark.needs("sekai-vector")
 def test_a_bad_mode_makes_the_plugin_fail_with_a_warning(fake_plugin, registration, reason):
     source = MODE_PLUGIN.replace('register("fake-mode", "fake_backend.module:FakeVecEnv")', "")
     fake_plugin("bad-backend", "registry_bad_mode", source + f"    {registration}\n")
@@ -52,6 +54,7 @@ def test_two_plugins_registering_one_mode_warn_and_the_later_wins(fake_plugin):
     assert modes["fake-mode"].distribution == "fake-b-backend"
 
 
+@pytest.mark.needs("sekai-vector", "sekai-demo-backend")
 def test_sekai_list_modes_shows_every_mode_by_distribution(capsys):
     assert main(["list", "--modes"]) == 0
     lines = capsys.readouterr().out.splitlines()

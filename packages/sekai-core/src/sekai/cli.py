@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable, Sequence
 
+from sekai._version import __version__
 from sekai.registration import EnvSpec, VectorizationMode, registry
 
 _USER_REGISTRATIONS = "registered at runtime"
@@ -27,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sekai", description="Reinforcement-learning environments for markets."
     )
+    parser.add_argument("--version", action="version", version=f"sekai {__version__}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
     _add_list(commands)
     return parser
