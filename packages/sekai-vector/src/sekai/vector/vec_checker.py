@@ -139,7 +139,7 @@ def _check_rollout(vec: VecEnv) -> None:
                     "sub-env (reward 0, terminated and truncated False)"
                 )
         elif vec.autoreset is True:
-            for i in np.flatnonzero(result.dones):
+            for i in np.flatnonzero(result.dones).tolist():
                 if "final_observation" not in result.infos[i]:
                     _fail(
                         "autoreset=True: infos[i] of a sub-env whose episode ended must hold "
