@@ -119,15 +119,15 @@ def test_a_dead_worker_with_one_sub_env_is_named_in_the_singular():
 
 
 def test_a_step_timeout_names_the_silent_sub_envs_and_leaves_the_vec_env_closable():
-    vec = ProcVecEnv([CounterEnv, CounterEnv, HangingEnv], num_workers=3, timeout=0.5)
+    vec = ProcVecEnv([CounterEnv, CounterEnv, HangingEnv], num_workers=3, timeout=2.0)
     vec.reset(seed=0)
     start = time.monotonic()
     with pytest.raises(VecEnvWorkerError) as caught:
         vec.step([0, 0, 0])
-    assert time.monotonic() - start < 5.0
+    assert 2.0 <= time.monotonic() - start < 10.0
     assert isinstance(caught.value, TimeoutError)
     assert caught.value.rank == 2
-    assert str(caught.value).startswith("sub-env 2 did not answer within timeout=0.5 s")
+    assert str(caught.value).startswith("sub-env 2 did not answer within timeout=2.0 s")
     with pytest.raises(TimeoutError):
         vec.get_attr("count")  # it stays broken: every later call says so
     start = time.monotonic()
@@ -138,7 +138,7 @@ def test_a_step_timeout_names_the_silent_sub_envs_and_leaves_the_vec_env_closabl
 
 def test_an_async_step_times_out_too():
     async def main() -> None:
-        with ProcVecEnv([CounterEnv, HangingEnv], num_workers=2, timeout=0.3) as vec:
+        with ProcVecEnv([CounterEnv, HangingEnv], num_workers=2, timeout=2.0) as vec:
             await vec.async_reset(seed=0)
             with pytest.raises(TimeoutError, match="sub-env 1 did not answer"):
                 await vec.async_step([0, 0])

@@ -101,11 +101,10 @@ class WorkerPool:
         payloads: list[bytes],
         slices: list[range],
         close_timeout: float,
-        timeout: float | None = None,
         restart: tuple[int, float] | None = None,
     ) -> None:
         self.close_timeout = close_timeout
-        self.timeout = timeout
+        self.timeout: float | None = None  # seconds a call waits for its replies; None: no limit
         self.restart = restart
         self._restarts: collections.deque[float] = collections.deque()
         self._context, self._payloads, self._slices = context, payloads, slices

@@ -51,9 +51,9 @@ class ProcVecEnv(VecEnv):
     False never uses it. ``context`` is the multiprocessing start method; ``close_timeout`` how
     many seconds :meth:`close` waits for the workers before terminating them. ``timeout``: None
     (wait as long as it takes) or how many seconds every call (reset, step, get_attr, ...) waits
-    for the workers' replies; a worker that has not answered by then is stopped and the call
-    raises a VecEnvWorkerError that is also a TimeoutError, naming its sub-envs. The VecEnv
-    can then only be closed.
+    for the workers' replies (building the sub-envs at construction is not limited); a worker
+    that has not answered by then is stopped and the call raises a VecEnvWorkerError that is
+    also a TimeoutError, naming its sub-envs. The VecEnv can then only be closed.
 
     ``restart`` makes workers heal: when a worker has died (SIGKILL, segfault, out of memory),
     the call that finds it dead starts a new one, which rebuilds its sub-envs from the same
@@ -101,11 +101,11 @@ class ProcVecEnv(VecEnv):
         self._slices = slices
         self.shared_memory = False
         self._pool = WorkerPool(
-            _get_context(context), payloads, slices, close_timeout, timeout, _restart(restart)
+            _get_context(context), payloads, slices, close_timeout, _restart(restart)
         )
         self._finalizer = weakref.finalize(self, self._pool.close)
         try:
-            spaces = self._gather(self._pool.collect(self._pool.deadline()))
+            spaces = self._gather(self._pool.collect())
             observation_space, action_space = spaces[0]
             super().__init__(num_envs, observation_space, action_space, autoreset=autoreset)
             check_same_spaces(spaces)
@@ -113,6 +113,7 @@ class ProcVecEnv(VecEnv):
         except BaseException:
             self._finalizer()
             raise
+        self._pool.timeout = timeout  # calls only: building the sub-envs may take long
 
     def _share_observations(self, shared_memory: bool | None) -> None:
         if shared_memory is False:
