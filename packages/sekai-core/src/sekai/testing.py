@@ -138,9 +138,21 @@ def check_vectorization_mode(mode: str, env_id: str = "CartPole-v1") -> None:
 
 
 def native_env_ids(distribution: str | None = None) -> list[str]:
-    """The ids among :func:`env_ids` (``distribution``) that have a native vector version."""
-    ids = env_ids(distribution) if distribution is not None else env_ids()
-    return [env_id for env_id in ids if registry[env_id].vector_entry_point is not None]
+    """The ids among :func:`env_ids` (``distribution``) whose native vector version is a
+    :class:`sekai.vector.VecEnv`, which imports those modules. Multi-agent native envs are left
+    out: the vector kit, like :func:`check_env`, is single-agent."""
+    from sekai.registration import load_entry_point
+    from sekai.vector import VecEnv
+
+    ids = []
+    for env_id in env_ids(distribution):
+        entry_point = registry[env_id].vector_entry_point
+        if entry_point is None:
+            continue
+        vec_class = load_entry_point(entry_point)
+        if isinstance(vec_class, type) and issubclass(vec_class, VecEnv):
+            ids.append(env_id)
+    return ids
 
 
 def check_native_vec_env(env_id: str) -> None:
