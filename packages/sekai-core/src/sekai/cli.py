@@ -1,4 +1,5 @@
-"""The ``sekai`` command line: ``sekai list`` shows every registered env.
+"""The ``sekai`` command line: ``sekai list`` shows every registered env (``--modes``: every
+vectorization mode).
 
 Each subcommand is an ``_add_<name>`` function, called from :func:`_parser`, that adds its
 parser to the subparsers and sets ``run`` to the function that executes it and returns the exit
@@ -12,7 +13,7 @@ import argparse
 from collections.abc import Iterable, Sequence
 
 from sekai._version import __version__
-from sekai.registration import EnvSpec, registry
+from sekai.registration import EnvSpec, VectorizationMode, registry
 
 _USER_REGISTRATIONS = "registered at runtime"
 
@@ -40,12 +41,35 @@ def _add_list(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         description="List every registered env id, grouped by the distribution that registers "
         "it; [native vec] marks envs with a native vector implementation.",
     )
+    command.add_argument(
+        "--modes",
+        action="store_true",
+        help="list the vectorization modes for make_vec instead, by distribution",
+    )
     command.set_defaults(run=_run_list)
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    print(_format_list(registry.values()), end="")
+    if args.modes:
+        print(_format_modes(registry.vectorization_modes.values()), end="")
+    else:
+        print(_format_list(registry.values()), end="")
     return 0
+
+
+def _format_modes(modes: Iterable[VectorizationMode]) -> str:
+    """The native mode first, then one block per distribution (sorted) of its modes."""
+    groups: dict[str, list[VectorizationMode]] = {}
+    for mode in modes:
+        groups.setdefault(mode.distribution or _USER_REGISTRATIONS, []).append(mode)
+    blocks = ["native: an env's own vector implementation, for envs marked [native vec]\n"]
+    for distribution in sorted(groups):
+        entries = sorted(groups[distribution], key=lambda mode: mode.name)
+        width = max(len(mode.name) for mode in entries)
+        lines = [f"{distribution}:"]
+        lines += [f"  {mode.name:<{width}}  {mode.entry_point}" for mode in entries]
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
 
 
 def _format_list(specs: Iterable[EnvSpec]) -> str:
