@@ -1,11 +1,22 @@
-"""sekai-finance's plugin."""
+"""sekai-finance's plugin: registers the market environments and their native vector envs."""
 
 from collections.abc import Callable
 from typing import Any
 
 from sekai.hookspecs import hookimpl
 
+_ENVS = "sekai.envs.finance"
+
 
 @hookimpl
 def sekai_register_envs(register: Callable[..., Any]) -> None:
-    pass
+    register(
+        "MarketMaking-v0",
+        entry_point=f"{_ENVS}.market_making:MarketMakingEnv",
+        vector_entry_point=f"{_ENVS}.market_making_vec:MarketMakingVecEnv",
+    )
+    register(
+        "OptimalExecution-v0",
+        entry_point=f"{_ENVS}.execution:OptimalExecutionEnv",
+        vector_entry_point=f"{_ENVS}.execution_vec:OptimalExecutionVecEnv",
+    )

@@ -224,12 +224,22 @@ def _native_seed(seed: SeedArg) -> int | list[int] | None:
 
 # -- per-env info dicts, built on access ------------------------------------------------------
 def _info_row(arrays: InfoArrays, i: int, n: int) -> dict[str, Any]:
-    """Sub-env i's info: row i of each array with a leading n axis (1-D rows as Python scalars)."""
-    return {key: _row(value, i, n) for key, value in arrays.items()}
+    """Sub-env i's info: row i of each array with a leading n axis (1-D rows as Python scalars).
+
+    A key whose value is a masked array (``numpy.ma``) with row i masked is left out, so a key
+    can reach only some sub-envs, such as episode figures only those that just finished.
+    """
+    return {
+        key: _row(value, i, n)
+        for key, value in arrays.items()
+        if not (isinstance(value, np.ma.MaskedArray) and np.ma.getmaskarray(value)[i].any())
+    }
 
 
 def _row(value: Any, i: int, n: int) -> Any:
     if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
+        if isinstance(value, np.ma.MaskedArray):
+            value = value.data
         return value[i].item() if value.ndim == 1 else value[i]
     return value
 
