@@ -50,9 +50,11 @@ def box_actions(
     array = np.asarray(actions, dtype=np.float64)
     if array.shape != shape:
         raise ValueError(f"{env} actions must have shape {shape}, got {actions!r}")
-    if not np.all((array >= low) & (array <= high)):  # NaN fails both comparisons
-        bad = array[~((array >= low) & (array <= high))]
+    inside = (array >= low) & (array <= high)  # NaN fails both comparisons
+    if not inside.all():
+        index = tuple(int(i) for i in np.argwhere(~inside)[0])
         raise ValueError(
-            f"{env} actions must lie in [{low}, {high}], got {bad.ravel()[0]!r} in {actions!r}"
+            f"{env} actions must lie in [{low}, {high}], got {float(array[index])!r} at index "
+            f"{index[0] if len(index) == 1 else index}"
         )
     return array

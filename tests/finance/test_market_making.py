@@ -1,0 +1,327 @@
+"""MarketMaking-v0 and MarketMakingVecEnv: the Avellaneda-Stoikov model, its accounting, the
+native env against the single one, and the closed-form quotes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sekai
+from sekai.env_checker import check_env
+from sekai.envs.finance.market_making import MarketMakingEnv
+from sekai.envs.finance.market_making_vec import MarketMakingVecEnv
+from sekai.finance.baselines import AvellanedaStoikov
+from sekai.finance.market_making import MarketMakingState, fill_probability, step_market_making
+
+MODEL = {
+    "sigma": 2.0,
+    "dt": 0.005,
+    "arrival_rate": 140.0,
+    "depth_decay": 1.5,
+    "max_inventory": 20,
+    "inventory_penalty": 0.0,
+}
+
+
+def _episode(env, policy, seed):
+    """Run one episode of a single env; the list of step results."""
+    observation, _ = env.reset(seed=seed)
+    steps = []
+    while True:
+        step = env.step(policy(observation[None])[0])
+        steps.append(step)
+        observation = step.observation
+        if step.terminated or step.truncated:
+            return steps
+
+
+def _ks_statistic(a, b):
+    """The two-sample Kolmogorov-Smirnov statistic."""
+    grid = np.sort(np.concatenate([a, b]))
+    cdf_a = np.searchsorted(np.sort(a), grid, side="right") / len(a)
+    cdf_b = np.searchsorted(np.sort(b), grid, side="right") / len(b)
+    return float(np.max(np.abs(cdf_a - cdf_b)))
+
+
+def _ks_critical(n, m, alpha=1e-3):
+    return math.sqrt(-math.log(alpha / 2) / 2) * math.sqrt((n + m) / (n * m))
+
+
+# -- the model -----------------------------------------------------------------------------------
+def test_fill_probability_is_a_poisson_arrival_decaying_with_depth():
+    depth = np.array([0.0, 1.0, 2.0])
+    p = fill_probability(depth, 140.0, 1.5, 0.005)
+    np.testing.assert_allclose(p, 1 - np.exp(-140.0 * np.exp(-1.5 * depth) * 0.005))
+    assert np.all(np.diff(p) < 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    depths=st.lists(st.tuples(st.floats(0, 5), st.floats(0, 5)), min_size=1, max_size=40),
+    seed=st.integers(0, 2**32 - 1),
+    penalty=st.sampled_from([0.0, 0.5]),
+)
+def test_every_fill_conserves_cash_and_inventory_and_rewards_sum_to_the_pnl(depths, seed, penalty):
+    env = MarketMakingEnv(max_inventory=3, inventory_penalty=penalty)
+    env.reset(seed=seed)
+    total_reward = total_penalty = 0.0
+    for bid_depth, ask_depth in depths:
+        cash, inventory, mid = env.cash, env.position, env.price
+        step = env.step(np.array([bid_depth, ask_depth], np.float32))
+        info = step.info
+        assert info["bid"] == mid - float(np.float32(bid_depth))
+        assert info["ask"] == mid + float(np.float32(ask_depth))
+        bought, sold = int(info["bid_filled"]), int(info["ask_filled"])
+        assert env.position == inventory + bought - sold
+        assert env.cash == pytest.approx(cash - bought * info["bid"] + sold * info["ask"])
+        assert abs(env.position) <= 3
+        assert info["penalty"] >= 0.0
+        assert info["penalty"] == pytest.approx(penalty * env.dt * env.position**2)
+        assert step.reward == pytest.approx(info["pnl"] - info["penalty"])
+        total_reward += step.reward
+        total_penalty += info["penalty"]
+    assert total_reward + total_penalty == pytest.approx(env.equity, abs=1e-9)
+
+
+def test_without_fills_or_volatility_equity_does_not_move():
+    env = MarketMakingEnv(sigma=0.0, arrival_rate=0.0)
+    env.reset(seed=0)
+    for step in _episode(env, lambda obs: np.full((len(obs), 2), 0.5, np.float32), 0):
+        assert step.reward == 0.0 and step.info["equity"] == 0.0
+    assert env.price == 100.0
+
+
+def test_the_quotes_and_fills_of_a_step_do_not_depend_on_later_shocks():
+    """No look-ahead: what happens at or before step t is the same whatever moves come after."""
+    rng = np.random.default_rng(0)
+    uniforms = rng.random((30, 8, 2))
+    shocks = rng.standard_normal((30, 8))
+    perturbed = shocks.copy()
+    perturbed[15:] += rng.standard_normal((15, 8)) * 5
+
+    def run(moves):
+        state = MarketMakingState(8)
+        state.reset(slice(None), 100.0)
+        seen = []
+        for t in range(30):
+            step = step_market_making(
+                state, np.full(8, 0.7), np.full(8, 0.7), uniforms[t], moves[t], **MODEL
+            )
+            seen.append((step.bid, step.ask, step.bid_filled, step.ask_filled, step.reward))
+        return seen
+
+    original, changed = run(shocks), run(perturbed)
+    for t in range(15):  # the shock of step t moves the mid after step t's fills
+        for a, b in zip(original[t], changed[t], strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(original[15][4], changed[15][4])
+
+
+# -- single and native agree ---------------------------------------------------------------------
+def test_a_native_env_of_one_matches_the_single_env_draw_for_draw():
+    single = MarketMakingEnv(inventory_penalty=0.1)
+    native = MarketMakingVecEnv(1, inventory_penalty=0.1)
+    policy = AvellanedaStoikov.for_env(single)
+    observation, _ = single.reset(seed=7)
+    observations = native.reset(seed=7).observations
+    for _ in range(200):
+        np.testing.assert_array_equal(observations[0], observation)
+        step = single.step(policy(observation[None])[0])
+        vec_step = native.step(policy(observations))
+        assert vec_step.rewards[0] == step.reward
+        assert bool(vec_step.terminated[0]) == step.terminated
+        info = vec_step.infos[0]
+        info = info.get("final_info", info)
+        assert info == step.info
+        observation, observations = step.observation, vec_step.observations
+        if step.terminated:
+            observation = vec_step.infos[0]["final_observation"]
+            np.testing.assert_array_equal(observation, step.observation)
+            break
+    assert step.terminated
+
+
+def test_native_equals_single_exactly_on_deterministic_paths():
+    """sigma=0 and certain fills (no depth decay, a huge arrival rate) leave no randomness."""
+    kwargs = {"sigma": 0.0, "arrival_rate": 1e5, "depth_decay": 0.0, "episode_length": 20}
+    native = sekai.make_vec("MarketMaking-v0", 4, **kwargs)
+    singles = [sekai.make("MarketMaking-v0", **kwargs) for _ in range(4)]
+    native.reset(seed=0)
+    for i, env in enumerate(singles):
+        env.reset(seed=100 + i)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        actions = rng.uniform(0, 5, (4, 2)).astype(np.float32)
+        result = native.step(actions)
+        for i, env in enumerate(singles):
+            step = env.step(actions[i])
+            assert result.rewards[i] == step.reward
+            info = result.infos[i].get("final_info", result.infos[i])
+            assert info == step.info
+    assert result.terminated.all()
+
+
+def test_native_and_sync_returns_agree_in_distribution():
+    kwargs = {"episode_length": 20}
+    returns = {}
+    for mode, seed in (("native", 0), ("sync", 1)):
+        vec = sekai.make_vec("MarketMaking-v0", 150, vectorization_mode=mode, **kwargs)
+        policy = AvellanedaStoikov.for_env(sekai.make("MarketMaking-v0", **kwargs))
+        result = vec.reset(seed=seed)
+        for _ in range(20):
+            result = vec.step(policy(result.observations))
+        returns[mode] = np.array([info["final_info"]["episode_return"] for info in result.infos])
+        vec.close()
+    assert returns["native"].std() > 0
+    assert _ks_statistic(returns["native"], returns["sync"]) < _ks_critical(150, 150)
+
+
+# -- the closed-form baseline --------------------------------------------------------------------
+def test_avellaneda_stoikov_quotes_the_reservation_price_and_spread():
+    gamma, sigma, k = 0.1, 2.0, 1.5
+    policy = AvellanedaStoikov(gamma, sigma, k, max_depth=5.0)
+    inventory = np.array([-2.0, 0.0, 1.0, 3.0])
+    time_remaining = np.array([1.0, 0.5, 0.25, 0.0])
+    mid = 100.0
+    depths = policy(np.stack([inventory, time_remaining], axis=1))
+    reservation = mid - inventory * gamma * sigma**2 * time_remaining
+    spread = gamma * sigma**2 * time_remaining + 2 / gamma * np.log(1 + gamma / k)
+    bid, ask = mid - depths[:, 0], mid + depths[:, 1]
+    np.testing.assert_allclose((bid + ask) / 2, reservation, rtol=1e-6)
+    np.testing.assert_allclose(ask - bid, spread, rtol=1e-5)
+
+
+def test_avellaneda_stoikov_depths_are_clipped_to_the_action_space():
+    policy = AvellanedaStoikov.for_env(sekai.make("MarketMaking-v0"))
+    depths = policy(np.array([[20.0, 1.0], [-20.0, 1.0]], np.float32))
+    assert depths.tolist() == [[5.0, 0.0], [0.0, 5.0]]
+
+
+def test_avellaneda_stoikov_needs_a_positive_risk_aversion():
+    with pytest.raises(ValueError, match="risk_aversion must be positive and finite, got 0.0"):
+        AvellanedaStoikov(0.0, 2.0, 1.5, 5.0)
+
+
+def test_avellaneda_stoikov_keeps_inventory_tighter_than_symmetric_quotes_of_the_same_spread():
+    vec = sekai.make_vec("MarketMaking-v0", 400)
+    skewed = AvellanedaStoikov.for_env(vec)
+
+    def symmetric(observations):
+        depths = skewed(observations)
+        half = depths.sum(axis=1, keepdims=True) / 2
+        return np.repeat(half, 2, axis=1)
+
+    variances = {}
+    for name, policy in (("skewed", skewed), ("symmetric", symmetric)):
+        result = vec.reset(seed=3)
+        for _ in range(200):
+            result = vec.step(policy(result.observations))
+        final = np.array([info["final_info"]["position"] for info in result.infos])
+        variances[name] = final.var()
+    assert variances["skewed"] < 0.5 * variances["symmetric"]
+
+
+# -- the env API ---------------------------------------------------------------------------------
+def test_check_env_passes():
+    check_env(sekai.make("MarketMaking-v0"))
+    check_env(sekai.make("MarketMaking-v0", inventory_penalty=0.01, episode_length=5))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"sigma": -1.0}, "sigma must be a finite number >= 0, got -1.0"),
+        ({"dt": 0.0}, "dt must be a finite number > 0, got 0.0"),
+        ({"arrival_rate": float("nan")}, "arrival_rate must be a finite number >= 0, got nan"),
+        ({"depth_decay": float("inf")}, "depth_decay must be a finite number >= 0, got inf"),
+        ({"episode_length": 0}, "episode_length must be at least 1, got 0"),
+        ({"max_inventory": -3}, "max_inventory must be at least 1, got -3"),
+        ({"inventory_penalty": -0.1}, "inventory_penalty must be a finite number >= 0"),
+        ({"start_price": 0}, "start_price must be a finite number > 0, got 0"),
+        ({"render_mode": "human"}, "render_mode must be None or one of \\['ansi'\\]"),
+    ],
+)
+def test_bad_parameters_are_a_value_error_naming_the_value(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        MarketMakingEnv(**kwargs)
+    with pytest.raises(ValueError, match=message):
+        MarketMakingVecEnv(2, **kwargs)
+
+
+def test_actions_outside_the_action_space_are_a_value_error_naming_the_value():
+    env = MarketMakingEnv()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"must lie in \[0.0, 5.0\], got 6.0 at index 0$"):
+        env.step(np.array([6.0, 1.0]))
+    with pytest.raises(ValueError, match="got nan"):
+        env.step(np.array([1.0, np.nan]))
+    with pytest.raises(ValueError, match="must have shape \\(2,\\)"):
+        env.step(np.array([1.0]))
+    vec = MarketMakingVecEnv(3)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match=r"got -0.5 at index \(1, 1\)"):
+        vec.step(np.array([[1.0, 1.0], [1.0, -0.5], [1.0, 1.0]]))
+
+
+@pytest.mark.parametrize("mode", ["native", "sync", "proc"])
+def test_make_vec_with_max_episode_steps_truncates_on_every_backend(mode):
+    vector_kwargs = {"num_workers": 2} if mode == "proc" else None
+    with sekai.make_vec(
+        "MarketMaking-v0",
+        8,
+        vectorization_mode=mode,
+        vector_kwargs=vector_kwargs,
+        max_episode_steps=50,
+    ) as vec:
+        result = vec.reset(seed=0)
+        actions = np.ones((8, 2), np.float32)
+        for _ in range(49):
+            result = vec.step(actions)
+            assert not result.dones.any()
+        result = vec.step(actions)
+        assert result.truncated.all() and not result.terminated.any()
+        assert result.infos[0]["final_info"]["elapsed_steps"] == 50
+        assert vec.get_attr("time_remaining") == [1.0] * 8
+
+
+def test_the_last_step_ends_the_episode_with_its_metrics():
+    env = sekai.make("MarketMaking-v0", episode_length=30)
+    steps = _episode(env, AvellanedaStoikov.for_env(env), 0)
+    assert len(steps) == 30 and steps[-1].terminated
+    assert not any("episode_return" in step.info for step in steps[:-1])
+    final = steps[-1].info
+    pnls = np.array([step.info["pnl"] for step in steps])
+    assert final["episode_return"] == pytest.approx(pnls.sum())
+    assert final["episode_sharpe"] == pytest.approx(pnls.mean() / pnls.std())
+    equity = np.concatenate([[0.0], np.cumsum(pnls)])
+    drawdown = np.max(np.maximum.accumulate(equity) - equity)
+    assert final["episode_max_drawdown"] == pytest.approx(drawdown)
+    traded = sum(step.info["bid_filled"] + step.info["ask_filled"] for step in steps)
+    assert final["episode_turnover"] == traded
+
+
+def test_native_final_infos_carry_the_metrics_only_for_finished_sub_envs():
+    vec = sekai.make_vec("MarketMaking-v0", 3, episode_length=4, vector_kwargs={"autoreset": False})
+    vec.reset(seed=0)
+    for _ in range(3):
+        result = vec.step(np.ones((3, 2), np.float32))
+        assert all("episode_return" not in info for info in result.infos)
+    result = vec.step(np.ones((3, 2), np.float32))
+    assert result.terminated.all()
+    assert [info["episode_return"] for info in result.infos] == vec.get_attr("equity")
+
+
+def test_ansi_render_gives_one_line_per_step():
+    env = sekai.make("MarketMaking-v0", render_mode="ansi", episode_length=5)
+    env.reset(seed=0)
+    lines = [env.render()]
+    for _ in range(5):
+        env.step(np.array([0.5, 0.5], np.float32))
+        lines.append(env.render())
+    assert all(isinstance(line, str) and "\n" not in line for line in lines)
+    assert lines[0].startswith("step 0 ") and lines[-1].startswith("step 5 ")
+    assert len(set(lines)) == 6

@@ -1,0 +1,289 @@
+"""OptimalExecution-v0 and OptimalExecutionVecEnv: the Almgren-Chriss model, its accounting, the
+native env against the single one, and the AC and TWAP schedules."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_market_making import _ks_critical, _ks_statistic
+
+import sekai
+from sekai.env_checker import check_env
+from sekai.envs.finance.execution import OptimalExecutionEnv
+from sekai.envs.finance.execution_vec import OptimalExecutionVecEnv
+from sekai.finance.baselines import TWAP, AlmgrenChriss
+from sekai.finance.execution import ExecutionState, step_execution
+
+SIDE = {"sell": 1, "buy": -1}
+
+
+def _episode(env, policy, seed=0):
+    observation, _ = env.reset(seed=seed)
+    steps = []
+    while True:
+        step = env.step(policy(observation[None])[0])
+        steps.append(step)
+        observation = step.observation
+        if step.terminated or step.truncated:
+            return steps
+
+
+# -- the model -----------------------------------------------------------------------------------
+@settings(max_examples=30, deadline=None)
+@given(
+    fractions=st.lists(st.floats(0, 1), min_size=10, max_size=10),
+    side=st.sampled_from(["sell", "buy"]),
+    risk_aversion=st.sampled_from([0.0, 1e-6]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_every_fill_conserves_cash_and_shares_and_the_pnl_is_minus_the_shortfall(
+    fractions, side, risk_aversion, seed
+):
+    env = OptimalExecutionEnv(side=side, episode_length=10, risk_aversion=risk_aversion)
+    env.reset(seed=seed)
+    s = SIDE[side]
+    pnl = proceeds = 0.0
+    for fraction in fractions:
+        cash, remaining, price = env.cash, env.remaining, env.price
+        step = env.step(np.array([fraction], np.float32))
+        info = step.info
+        traded = info["traded"]
+        assert 0.0 <= traded <= remaining
+        assert env.remaining == pytest.approx(remaining - traded)
+        assert env.cash == pytest.approx(cash + s * traded * info["fill_price"])
+        assert info["cost"] >= 0.0
+        assert info["cost"] == pytest.approx(traded * abs(price - info["fill_price"]))
+        assert info["risk"] == pytest.approx(
+            risk_aversion * env.sigma**2 * env.dt * env.remaining**2
+        )
+        assert step.reward == pytest.approx(info["pnl"] - info["risk"])
+        pnl += info["pnl"]
+        proceeds += traded * info["fill_price"]
+    assert step.terminated and env.remaining == 0.0
+    assert info["episode_turnover"] == pytest.approx(env.shares)
+    shortfall = s * (env.shares * env.start_price - proceeds)
+    assert pnl == pytest.approx(-shortfall, rel=1e-9)
+    assert info["episode_return"] == pytest.approx(-shortfall, rel=1e-9)
+
+
+def test_shares_left_at_the_horizon_are_traded_on_the_last_step_with_their_impact():
+    env = OptimalExecutionEnv(sigma=0.0, episode_length=5)
+    steps = _episode(env, lambda obs: np.zeros((1, 1), np.float32))
+    assert [step.info["traded"] for step in steps] == [0.0] * 4 + [env.shares]
+    X, tau = env.shares, env.dt
+    expected_cost = X * (env.half_spread + env.temporary_impact * X / tau)
+    assert steps[-1].info["cost"] == pytest.approx(expected_cost)
+    assert sum(step.reward for step in steps) == pytest.approx(-expected_cost)
+    assert steps[-1].info["price"] == pytest.approx(env.start_price - env.permanent_impact * X)
+
+
+def test_without_impact_or_volatility_execution_costs_nothing():
+    env = OptimalExecutionEnv(
+        sigma=0.0, temporary_impact=0.0, permanent_impact=0.0, half_spread=0.0
+    )
+    steps = _episode(env, TWAP.for_env(env))
+    assert all(step.info["cost"] == 0.0 for step in steps)
+    assert all(abs(step.reward) < 1e-6 for step in steps)  # rounding of a $50M position
+
+
+def test_a_step_does_not_see_its_own_price_move():
+    """No look-ahead: a trade fills against the price before the step's shock."""
+    fills = []
+    for shock in (0.0, 3.0):
+        state = ExecutionState(1)
+        state.reset(slice(None), 50.0, 1000.0)
+        step = step_execution(
+            state,
+            np.array([0.5]),
+            np.array([shock]),
+            side=1,
+            episode_length=10,
+            tau=0.1,
+            sigma=0.95,
+            temporary_impact=1e-4,
+            permanent_impact=1e-5,
+            half_spread=0.01,
+            risk_aversion=0.0,
+        )
+        fills.append((step.traded[0], step.fill_price[0], step.cost[0]))
+    assert fills[0] == fills[1]
+
+
+# -- single and native agree ---------------------------------------------------------------------
+@pytest.mark.parametrize("side", ["sell", "buy"])
+def test_a_native_env_of_one_matches_the_single_env_draw_for_draw(side):
+    single = OptimalExecutionEnv(side=side, risk_aversion=1e-6)
+    native = OptimalExecutionVecEnv(1, side=side, risk_aversion=1e-6)
+    policy = AlmgrenChriss.for_env(single)
+    observation, _ = single.reset(seed=3)
+    observations = native.reset(seed=3).observations
+    for _ in range(50):
+        np.testing.assert_array_equal(observations[0], observation)
+        step = single.step(policy(observation[None])[0])
+        vec_step = native.step(policy(observations))
+        assert vec_step.rewards[0] == step.reward
+        info = vec_step.infos[0]
+        assert info.get("final_info", info) == step.info
+        observation, observations = step.observation, vec_step.observations
+    assert step.terminated and vec_step.terminated[0]
+
+
+def test_native_equals_single_exactly_on_deterministic_paths():
+    native = sekai.make_vec("OptimalExecution-v0", 4, sigma=0.0, episode_length=10)
+    singles = [sekai.make("OptimalExecution-v0", sigma=0.0, episode_length=10) for _ in range(4)]
+    native.reset(seed=0)
+    for i, env in enumerate(singles):
+        env.reset(seed=i)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        actions = rng.uniform(0, 1, (4, 1)).astype(np.float32)
+        result = native.step(actions)
+        for i, env in enumerate(singles):
+            step = env.step(actions[i])
+            assert result.rewards[i] == step.reward
+            info = result.infos[i]
+            assert info.get("final_info", info) == step.info
+    assert result.terminated.all()
+
+
+def test_native_and_sync_returns_agree_in_distribution():
+    returns = {}
+    for mode, seed in (("native", 0), ("sync", 1)):
+        vec = sekai.make_vec("OptimalExecution-v0", 150, vectorization_mode=mode, episode_length=20)
+        policy = TWAP.for_env(sekai.make("OptimalExecution-v0", episode_length=20))
+        result = vec.reset(seed=seed)
+        for _ in range(20):
+            result = vec.step(policy(result.observations))
+        returns[mode] = np.array([info["final_info"]["episode_return"] for info in result.infos])
+        vec.close()
+    assert returns["native"].std() > 0
+    assert _ks_statistic(returns["native"], returns["sync"]) < _ks_critical(150, 150)
+
+
+# -- the schedules -------------------------------------------------------------------------------
+@pytest.mark.parametrize("side", ["sell", "buy"])
+def test_the_almgren_chriss_schedule_holds_sinh_kappa_t_minus_t_over_sinh_kappa_t(side):
+    env = OptimalExecutionEnv(side=side, risk_aversion=1e-6)
+    policy = AlmgrenChriss.for_env(env)
+    tau, T = env.dt, env.episode_length * env.dt
+    eta_tilde = env.temporary_impact - 0.5 * env.permanent_impact * tau
+    # kappa solves the discrete-time equation of Almgren and Chriss (2000)
+    kappa_tilde_squared = env.risk_aversion * env.sigma**2 / eta_tilde
+    assert 2 * (math.cosh(policy.kappa * tau) - 1) / tau**2 == pytest.approx(kappa_tilde_squared)
+    assert policy.kappa * T > 1  # far enough from TWAP for the shape to matter
+    held = np.array([step.info["remaining"] for step in _episode(env, policy)]) / env.shares
+    t = tau * np.arange(1, env.episode_length + 1)
+    np.testing.assert_allclose(
+        held, np.sinh(policy.kappa * (T - t)) / np.sinh(policy.kappa * T), atol=1e-6
+    )
+
+
+def test_twap_trades_the_same_number_of_shares_every_step():
+    env = OptimalExecutionEnv(episode_length=8)
+    traded = [step.info["traded"] for step in _episode(env, TWAP.for_env(env))]
+    np.testing.assert_allclose(traded, env.shares / 8, rtol=1e-6)
+
+
+def test_almgren_chriss_without_risk_aversion_is_twap():
+    env = OptimalExecutionEnv()
+    observations = np.array([[1.0, 5.0, 0.0], [0.5, 2.5, 0.0], [0.1, 0.1, 0.0]], np.float32)
+    np.testing.assert_allclose(
+        AlmgrenChriss.for_env(env)(observations), TWAP.for_env(env)(observations), rtol=1e-6
+    )
+
+
+def test_almgren_chriss_beats_twap_on_the_mean_variance_objective():
+    """The schedule is the optimum of E + lambda Var: its mean risk-adjusted reward is higher."""
+    vec = OptimalExecutionVecEnv(500, risk_aversion=1e-6)
+    totals = {}
+    for name, policy in (("ac", AlmgrenChriss.for_env(vec)), ("twap", TWAP.for_env(vec))):
+        result = vec.reset(seed=0)
+        total = np.zeros(500)
+        for _ in range(50):
+            result = vec.step(policy(result.observations))
+            total += result.rewards
+        totals[name] = total.mean()
+    assert totals["ac"] > totals["twap"]
+
+
+def test_almgren_chriss_refuses_impact_parameters_without_a_solution():
+    with pytest.raises(ValueError, match="temporary_impact > permanent_impact"):
+        AlmgrenChriss(
+            dt=1.0, sigma=1.0, temporary_impact=1e-7, permanent_impact=1e-6, risk_aversion=1e-6
+        )
+
+
+# -- the env API ---------------------------------------------------------------------------------
+def test_check_env_passes():
+    check_env(sekai.make("OptimalExecution-v0"))
+    check_env(sekai.make("OptimalExecution-v0", side="buy", episode_length=3))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"side": "hold"}, "side must be 'sell' or 'buy', got 'hold'"),
+        ({"shares": 0}, "shares must be a finite number > 0, got 0"),
+        ({"sigma": float("nan")}, "sigma must be a finite number >= 0, got nan"),
+        ({"dt": -0.1}, "dt must be a finite number > 0, got -0.1"),
+        ({"episode_length": 2.5}, "episode_length must be an int, got float 2.5"),
+        ({"temporary_impact": -1.0}, "temporary_impact must be a finite number >= 0, got -1.0"),
+        ({"half_spread": float("inf")}, "half_spread must be a finite number >= 0, got inf"),
+        ({"risk_aversion": -1e-6}, "risk_aversion must be a finite number >= 0, got -1e-06"),
+    ],
+)
+def test_bad_parameters_are_an_error_naming_the_value(kwargs, message):
+    error = TypeError if "must be an int" in message else ValueError
+    with pytest.raises(error, match=message):
+        OptimalExecutionEnv(**kwargs)
+    with pytest.raises(error, match=message):
+        OptimalExecutionVecEnv(2, **kwargs)
+
+
+def test_actions_outside_the_action_space_are_a_value_error_naming_the_value():
+    env = OptimalExecutionEnv()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"must lie in \[0.0, 1.0\], got 1.5 at index 0"):
+        env.step(np.array([1.5]))
+    vec = OptimalExecutionVecEnv(2)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match=r"got nan at index \(0, 0\)"):
+        vec.step(np.array([[np.nan], [0.5]]))
+
+
+@pytest.mark.parametrize("mode", ["native", "sync", "proc"])
+def test_make_vec_with_max_episode_steps_truncates_on_every_backend(mode):
+    vector_kwargs = {"num_workers": 2} if mode == "proc" else None
+    with sekai.make_vec(
+        "OptimalExecution-v0",
+        8,
+        vectorization_mode=mode,
+        vector_kwargs=vector_kwargs,
+        max_episode_steps=50,
+        episode_length=100,
+    ) as vec:
+        result = vec.reset(seed=0)
+        actions = np.full((8, 1), 0.01, np.float32)
+        for _ in range(49):
+            result = vec.step(actions)
+            assert not result.dones.any()
+        result = vec.step(actions)
+        assert result.truncated.all() and not result.terminated.any()
+        assert result.infos[3]["final_info"]["elapsed_steps"] == 50
+        assert vec.get_attr("remaining") == [1_000_000.0] * 8  # the autoreset's new episode
+
+
+def test_ansi_render_gives_one_line_per_step():
+    env = sekai.make("OptimalExecution-v0", render_mode="ansi", episode_length=4)
+    env.reset(seed=0)
+    lines = [env.render()]
+    for _ in range(4):
+        env.step(np.array([0.25], np.float32))
+        lines.append(env.render())
+    assert all(isinstance(line, str) and "\n" not in line for line in lines)
+    assert lines[0].startswith("step 0 ") and lines[-1].startswith("step 4 sell ")
+    assert "remaining 0 " in lines[-1]
