@@ -202,7 +202,7 @@ def test_avellaneda_stoikov_depths_are_clipped_to_the_action_space():
 
 
 def test_avellaneda_stoikov_needs_a_positive_risk_aversion():
-    with pytest.raises(ValueError, match="risk_aversion must be positive and finite, got 0.0"):
+    with pytest.raises(ValueError, match=r"risk_aversion must be positive and finite, got 0\.0"):
         AvellanedaStoikov(0.0, 2.0, 1.5, 5.0)
 
 
