@@ -1,11 +1,17 @@
-"""sekai-finance's plugin."""
+"""sekai-finance's plugin: registers the market envs and their native vector versions."""
 
 from collections.abc import Callable
 from typing import Any
 
 from sekai.hookspecs import hookimpl
 
+_ENVS = "sekai.envs.finance"
+
 
 @hookimpl
 def sekai_register_envs(register: Callable[..., Any]) -> None:
-    pass
+    register(
+        "Trading-v0",
+        entry_point=f"{_ENVS}.trading:TradingEnv",
+        vector_entry_point=f"{_ENVS}.trading_vec:TradingVecEnv",
+    )
