@@ -15,3 +15,8 @@ def sekai_register_envs(register: Callable[..., Any]) -> None:
         entry_point=f"{_ENVS}.trading:TradingEnv",
         vector_entry_point=f"{_ENVS}.trading_vec:TradingVecEnv",
     )
+    register(
+        "Portfolio-v0",
+        entry_point=f"{_ENVS}.portfolio:PortfolioEnv",
+        vector_entry_point=f"{_ENVS}.portfolio_vec:PortfolioVecEnv",
+    )

@@ -49,7 +49,7 @@ class FinanceEnv(Env[np.ndarray, Any]):
 
     Subclasses declare ``parameters`` (every parameter name; read-only ones as
     :class:`ReadOnly`, changeable ones as :class:`Parameter`) and ``state_attributes`` (names of
-    the model's (N,) state arrays, exposed as read-only scalars), set their parameters and spaces
+    the model's state arrays with a leading N axis, exposed read-only as env 0's row), set their parameters and spaces
     and then call ``super().__init__(render_mode)``, and implement :meth:`_make_model`.
     ``render_mode="ansi"`` makes :meth:`render` return one line describing the last step.
     """
@@ -102,7 +102,8 @@ class FinanceEnv(Env[np.ndarray, Any]):
 
 def _state_scalar(name: str) -> Callable[[FinanceEnv], Any]:
     def read(env: FinanceEnv) -> Any:
-        return getattr(env._model, name)[0].item()
+        value = getattr(env._model, name)[0]
+        return value.item() if np.ndim(value) == 0 else value.copy()
 
     return read
 
