@@ -80,7 +80,8 @@ def load_csv(path: str | Path) -> Bars:
     if len(dates) < 2:
         raise ValueError(f"{path}: needs at least 2 bars, got {len(dates)}")
     arrays = {name: np.asarray(cells, dtype=np.float64) for name, cells in values.items()}
-    return _bars(path, np.asarray(dates, dtype="datetime64[ns]"), arrays, first_line=2)
+    names = {name: header[column].strip() for name, column in columns.items()}
+    return _bars(path, np.asarray(dates, dtype="datetime64[ns]"), arrays, names, first_line=2)
 
 
 def load_parquet(path: str | Path) -> Bars:
@@ -109,7 +110,8 @@ def load_parquet(path: str | Path) -> Bars:
         if name != "dates"
     }
     dates = np.asarray(frame[names[columns["dates"]]], dtype="datetime64[ns]")
-    return _bars(path, dates, arrays, first_line=None)
+    header = {name: names[index] for name, index in columns.items()}
+    return _bars(path, dates, arrays, header, first_line=None)
 
 
 def _column_indices(path: Path, header: list[str]) -> dict[str, int]:
@@ -154,7 +156,11 @@ def _parse_number(path: Path, line: int, column: str, cell: str) -> float:
 
 
 def _bars(
-    path: Path, dates: np.ndarray, arrays: dict[str, np.ndarray], first_line: int | None
+    path: Path,
+    dates: np.ndarray,
+    arrays: dict[str, np.ndarray],
+    names: dict[str, str],
+    first_line: int | None,
 ) -> Bars:
     """Check prices and dates, naming the first bad row (its CSV line when there is one)."""
 
@@ -165,14 +171,16 @@ def _bars(
         bad = np.flatnonzero(~(np.isfinite(arrays[name]) & (arrays[name] > 0)))
         if len(bad):
             raise ValueError(
-                f"{path}, {where(int(bad[0]))}, column {name!r}: price {arrays[name][bad[0]]!r} "
+                f"{path}, {where(int(bad[0]))}, column {names[name]!r}: price "
+                f"{float(arrays[name][bad[0]])!r} "
                 "is not a finite positive number"
             )
     volume = arrays.get("volume", np.zeros(len(dates)))
     bad = np.flatnonzero(~(np.isfinite(volume) & (volume >= 0)))
     if len(bad):
         raise ValueError(
-            f"{path}, {where(int(bad[0]))}, column 'volume': {volume[bad[0]]!r} is not a finite "
+            f"{path}, {where(int(bad[0]))}, column {names['volume']!r}: {float(volume[bad[0]])!r} "
+            "is not a finite "
             "non-negative number"
         )
     bad = np.flatnonzero(np.diff(dates) <= np.timedelta64(0, "ns"))

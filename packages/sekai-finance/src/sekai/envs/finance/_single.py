@@ -48,9 +48,10 @@ class FinanceEnv(Env[np.ndarray, Any]):
     """Base of the single finance envs.
 
     Subclasses declare ``parameters`` (every parameter name; read-only ones as
-    :class:`ReadOnly`, changeable ones as :class:`Parameter`) and ``state_attributes`` (names of
-    the model's state arrays with a leading N axis, exposed read-only as env 0's row), set their parameters and spaces
-    and then call ``super().__init__(render_mode)``, and implement :meth:`_make_model`.
+    :class:`ReadOnly`, changeable ones as :class:`Parameter`) and ``state_attributes`` (names
+    of the model's state arrays with a leading N axis, exposed read-only as env 0's row), set
+    their parameters and spaces, then call ``super().__init__(render_mode)``, and implement
+    :meth:`_make_model`.
     ``render_mode="ansi"`` makes :meth:`render` return one line describing the last step.
     """
 
