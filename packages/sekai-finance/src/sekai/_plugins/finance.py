@@ -1,4 +1,4 @@
-"""sekai-finance's plugin: registers the market environments and their native vector envs."""
+"""sekai-finance's plugin: registers the market envs and their native vector versions."""
 
 from collections.abc import Callable
 from typing import Any
@@ -10,6 +10,16 @@ _ENVS = "sekai.envs.finance"
 
 @hookimpl
 def sekai_register_envs(register: Callable[..., Any]) -> None:
+    register(
+        "Trading-v0",
+        entry_point=f"{_ENVS}.trading:TradingEnv",
+        vector_entry_point=f"{_ENVS}.trading_vec:TradingVecEnv",
+    )
+    register(
+        "Portfolio-v0",
+        entry_point=f"{_ENVS}.portfolio:PortfolioEnv",
+        vector_entry_point=f"{_ENVS}.portfolio_vec:PortfolioVecEnv",
+    )
     register(
         "MarketMaking-v0",
         entry_point=f"{_ENVS}.market_making:MarketMakingEnv",

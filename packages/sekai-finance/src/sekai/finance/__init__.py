@@ -1,1 +1,26 @@
-"""Market building blocks shared by the finance envs: samplers, costs, data."""
+"""Market building blocks shared by the finance envs: samplers, costs, data, metrics."""
+
+from sekai.finance.costs import (
+    CostModel,
+    HalfSpreadCost,
+    ProportionalCost,
+    SquareRootImpact,
+)
+from sekai.finance.data import Bars, load_csv, load_parquet
+from sekai.finance.metrics import EpisodeMetrics
+from sekai.finance.samplers import DateRange, EpisodeSampler, RandomStart, SequentialStart
+
+__all__ = [
+    "Bars",
+    "CostModel",
+    "DateRange",
+    "EpisodeMetrics",
+    "EpisodeSampler",
+    "HalfSpreadCost",
+    "ProportionalCost",
+    "RandomStart",
+    "SequentialStart",
+    "SquareRootImpact",
+    "load_csv",
+    "load_parquet",
+]
