@@ -15,16 +15,7 @@ from sekai.env_checker import check_env
 from sekai.envs.finance.market_making import MarketMakingEnv
 from sekai.envs.finance.market_making_vec import MarketMakingVecEnv
 from sekai.finance.baselines import AvellanedaStoikov
-from sekai.finance.market_making import MarketMakingState, fill_probability, step_market_making
-
-MODEL = {
-    "sigma": 2.0,
-    "dt": 0.005,
-    "arrival_rate": 140.0,
-    "depth_decay": 1.5,
-    "max_inventory": 20,
-    "inventory_penalty": 0.0,
-}
+from sekai.finance.market_making import MarketMakingModel, fill_probability
 
 
 def _episode(env, policy, seed):
@@ -104,14 +95,12 @@ def test_the_quotes_and_fills_of_a_step_do_not_depend_on_later_shocks():
     perturbed[15:] += rng.standard_normal((15, 8)) * 5
 
     def run(moves):
-        state = MarketMakingState(8)
-        state.reset(slice(None), 100.0)
+        model = MarketMakingModel(MarketMakingEnv(), 8)
+        model.reset(np.arange(8), [None] * 8, np.random.default_rng())
         seen = []
         for t in range(30):
-            step = step_market_making(
-                state, np.full(8, 0.7), np.full(8, 0.7), uniforms[t], moves[t], **MODEL
-            )
-            seen.append((step.bid, step.ask, step.bid_filled, step.ask_filled, step.reward))
+            step = model.advance(np.full((8, 2), 0.7), uniforms[t], moves[t])
+            seen.append((step.bid, step.ask, step.bid_filled, step.ask_filled, step.pnl))
         return seen
 
     original, changed = run(shocks), run(perturbed)
@@ -234,15 +223,16 @@ def test_check_env_passes():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"sigma": -1.0}, "sigma must be a finite number >= 0, got -1.0"),
+        ({"sigma": -1.0}, "sigma must be a finite number of at least 0.0, got -1.0"),
         ({"dt": 0.0}, "dt must be a finite number > 0, got 0.0"),
-        ({"arrival_rate": float("nan")}, "arrival_rate must be a finite number >= 0, got nan"),
-        ({"depth_decay": float("inf")}, "depth_decay must be a finite number >= 0, got inf"),
-        ({"episode_length": 0}, "episode_length must be at least 1, got 0"),
-        ({"max_inventory": -3}, "max_inventory must be at least 1, got -3"),
-        ({"inventory_penalty": -0.1}, "inventory_penalty must be a finite number >= 0"),
+        ({"arrival_rate": float("nan")}, "arrival_rate must be a finite number .*, got nan"),
+        ({"depth_decay": float("inf")}, "depth_decay must be a finite number .*, got inf"),
+        ({"episode_length": 0}, "episode_length must be an int of at least 1, got 0"),
+        ({"max_inventory": 2.5}, "max_inventory must be an int of at least 1, got 2.5"),
+        ({"inventory_penalty": -0.1}, "inventory_penalty must be a finite number"),
         ({"start_price": 0}, "start_price must be a finite number > 0, got 0"),
-        ({"render_mode": "human"}, "render_mode must be None or one of \\['ansi'\\]"),
+        ({"sigma": "2"}, "sigma must be a number, got '2'"),
+        ({"render_mode": "human"}, "render_mode must be None or \"ansi\", got 'human'"),
     ],
 )
 def test_bad_parameters_are_a_value_error_naming_the_value(kwargs, message):
@@ -255,15 +245,15 @@ def test_bad_parameters_are_a_value_error_naming_the_value(kwargs, message):
 def test_actions_outside_the_action_space_are_a_value_error_naming_the_value():
     env = MarketMakingEnv()
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"must lie in \[0.0, 5.0\], got 6.0 at index 0$"):
+    with pytest.raises(ValueError, match=r"action 6.0 \(env 0\) is outside \[0.0, 5.0\]"):
         env.step(np.array([6.0, 1.0]))
-    with pytest.raises(ValueError, match="got nan"):
+    with pytest.raises(ValueError, match=r"action nan \(env 0\)"):
         env.step(np.array([1.0, np.nan]))
-    with pytest.raises(ValueError, match="must have shape \\(2,\\)"):
+    with pytest.raises(ValueError, match=r"of shape \(1, 2\), got shape \(1, 1\)"):
         env.step(np.array([1.0]))
     vec = MarketMakingVecEnv(3)
     vec.reset(seed=0)
-    with pytest.raises(ValueError, match=r"got -0.5 at index \(1, 1\)"):
+    with pytest.raises(ValueError, match=r"action -0.5 \(env 1\)"):
         vec.step(np.array([[1.0, 1.0], [1.0, -0.5], [1.0, 1.0]]))
 
 
@@ -294,14 +284,19 @@ def test_the_last_step_ends_the_episode_with_its_metrics():
     assert len(steps) == 30 and steps[-1].terminated
     assert not any("episode_return" in step.info for step in steps[:-1])
     final = steps[-1].info
+    capital = 100.0 * 20  # start_price * max_inventory
     pnls = np.array([step.info["pnl"] for step in steps])
-    assert final["episode_return"] == pytest.approx(pnls.sum())
-    assert final["episode_sharpe"] == pytest.approx(pnls.mean() / pnls.std())
-    equity = np.concatenate([[0.0], np.cumsum(pnls)])
-    drawdown = np.max(np.maximum.accumulate(equity) - equity)
-    assert final["episode_max_drawdown"] == pytest.approx(drawdown)
-    traded = sum(step.info["bid_filled"] + step.info["ask_filled"] for step in steps)
-    assert final["episode_turnover"] == traded
+    assert final["episode_return"] == pytest.approx(pnls.sum() / capital)
+    wealth = capital + np.concatenate([[0.0], np.cumsum(pnls)])
+    log_returns = np.diff(np.log(wealth))
+    sharpe = log_returns.mean() / log_returns.std(ddof=1) * np.sqrt(1 / 0.005)
+    assert final["sharpe"] == pytest.approx(sharpe, rel=1e-6)
+    peak = np.maximum.accumulate(wealth)
+    assert final["max_drawdown"] == pytest.approx(np.max(1 - wealth / peak))
+    traded = sum(
+        s.info["bid"] * s.info["bid_filled"] + s.info["ask"] * s.info["ask_filled"] for s in steps
+    )
+    assert final["turnover"] == pytest.approx(traded / capital, rel=0.05)
 
 
 def test_native_final_infos_carry_the_metrics_only_for_finished_sub_envs():
@@ -312,7 +307,8 @@ def test_native_final_infos_carry_the_metrics_only_for_finished_sub_envs():
         assert all("episode_return" not in info for info in result.infos)
     result = vec.step(np.ones((3, 2), np.float32))
     assert result.terminated.all()
-    assert [info["episode_return"] for info in result.infos] == vec.get_attr("equity")
+    returns = [info["episode_return"] for info in result.infos]
+    assert returns == pytest.approx([equity / 2000.0 for equity in vec.get_attr("equity")])
 
 
 def test_ansi_render_gives_one_line_per_step():
@@ -323,5 +319,26 @@ def test_ansi_render_gives_one_line_per_step():
         env.step(np.array([0.5, 0.5], np.float32))
         lines.append(env.render())
     assert all(isinstance(line, str) and "\n" not in line for line in lines)
-    assert lines[0].startswith("step 0 ") and lines[-1].startswith("step 5 ")
+    assert all("bid=" in line and "reward=" in line for line in lines[1:])
     assert len(set(lines)) == 6
+
+
+def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():
+    vec = sekai.make_vec("MarketMaking-v0", 4)
+    vec.reset(seed=0)
+    vec.set_attr("sigma", 0.0)
+    assert vec.get_attr("sigma") == [0.0] * 4 and vec.template.sigma == 0.0
+    for _ in range(10):
+        vec.step(np.full((4, 2), 5.0, np.float32))  # far quotes: almost never filled
+    assert vec.get_attr("price") == [100.0] * 4
+    vec.set_attr("inventory_penalty", [0.5] * 4)
+    assert vec.template.inventory_penalty == 0.5
+    with pytest.raises(ValueError, match="different values"):
+        vec.set_attr("sigma", [0.0, 1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="sigma must be a finite number"):
+        vec.set_attr("sigma", -1.0)
+    for name in ("episode_length", "max_inventory", "max_depth", "dt", "metadata"):
+        with pytest.raises(AttributeError, match=f"{name} is read-only"):
+            vec.set_attr(name, 1)
+    assert vec.get_attr("time_remaining") == pytest.approx([0.95] * 4)
+    assert len(vec.get_attr("equity")) == 4

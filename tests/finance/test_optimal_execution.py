@@ -16,7 +16,7 @@ from sekai.env_checker import check_env
 from sekai.envs.finance.execution import OptimalExecutionEnv
 from sekai.envs.finance.execution_vec import OptimalExecutionVecEnv
 from sekai.finance.baselines import TWAP, AlmgrenChriss
-from sekai.finance.execution import ExecutionState, step_execution
+from sekai.finance.execution import ExecutionModel
 
 SIDE = {"sell": 1, "buy": -1}
 
@@ -64,10 +64,11 @@ def test_every_fill_conserves_cash_and_shares_and_the_pnl_is_minus_the_shortfall
         pnl += info["pnl"]
         proceeds += traded * info["fill_price"]
     assert step.terminated and env.remaining == 0.0
-    assert info["episode_turnover"] == pytest.approx(env.shares)
     shortfall = s * (env.shares * env.start_price - proceeds)
     assert pnl == pytest.approx(-shortfall, rel=1e-9)
-    assert info["episode_return"] == pytest.approx(-shortfall, rel=1e-9)
+    notional = env.shares * env.start_price
+    assert info["episode_return"] == pytest.approx(-shortfall / notional, rel=1e-6)
+    assert info["turnover"] == pytest.approx(proceeds / notional, rel=0.2)
 
 
 def test_shares_left_at_the_horizon_are_traded_on_the_last_step_with_their_impact():
@@ -94,21 +95,9 @@ def test_a_step_does_not_see_its_own_price_move():
     """No look-ahead: a trade fills against the price before the step's shock."""
     fills = []
     for shock in (0.0, 3.0):
-        state = ExecutionState(1)
-        state.reset(slice(None), 50.0, 1000.0)
-        step = step_execution(
-            state,
-            np.array([0.5]),
-            np.array([shock]),
-            side=1,
-            episode_length=10,
-            tau=0.1,
-            sigma=0.95,
-            temporary_impact=1e-4,
-            permanent_impact=1e-5,
-            half_spread=0.01,
-            risk_aversion=0.0,
-        )
+        model = ExecutionModel(OptimalExecutionEnv(episode_length=10), 1)
+        model.reset(np.arange(1), [None], np.random.default_rng())
+        step = model.advance(np.array([0.5]), np.array([shock]))
         fills.append((step.traded[0], step.fill_price[0], step.cost[0]))
     assert fills[0] == fills[1]
 
@@ -228,30 +217,29 @@ def test_check_env_passes():
     [
         ({"side": "hold"}, "side must be 'sell' or 'buy', got 'hold'"),
         ({"shares": 0}, "shares must be a finite number > 0, got 0"),
-        ({"sigma": float("nan")}, "sigma must be a finite number >= 0, got nan"),
-        ({"dt": -0.1}, "dt must be a finite number > 0, got -0.1"),
-        ({"episode_length": 2.5}, "episode_length must be an int, got float 2.5"),
-        ({"temporary_impact": -1.0}, "temporary_impact must be a finite number >= 0, got -1.0"),
-        ({"half_spread": float("inf")}, "half_spread must be a finite number >= 0, got inf"),
-        ({"risk_aversion": -1e-6}, "risk_aversion must be a finite number >= 0, got -1e-06"),
+        ({"sigma": float("nan")}, "sigma must be a finite number .*, got nan"),
+        ({"dt": -0.1}, "dt must be a finite number of at least 0.0, got -0.1"),
+        ({"episode_length": 2.5}, "episode_length must be an int of at least 1, got 2.5"),
+        ({"temporary_impact": -1.0}, "temporary_impact must be a finite number .*, got -1.0"),
+        ({"half_spread": float("inf")}, "half_spread must be a finite number .*, got inf"),
+        ({"risk_aversion": -1e-6}, "risk_aversion must be a finite number .*, got -1e-06"),
     ],
 )
-def test_bad_parameters_are_an_error_naming_the_value(kwargs, message):
-    error = TypeError if "must be an int" in message else ValueError
-    with pytest.raises(error, match=message):
+def test_bad_parameters_are_a_value_error_naming_the_value(kwargs, message):
+    with pytest.raises(ValueError, match=message):
         OptimalExecutionEnv(**kwargs)
-    with pytest.raises(error, match=message):
+    with pytest.raises(ValueError, match=message):
         OptimalExecutionVecEnv(2, **kwargs)
 
 
 def test_actions_outside_the_action_space_are_a_value_error_naming_the_value():
     env = OptimalExecutionEnv()
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"must lie in \[0.0, 1.0\], got 1.5 at index 0"):
+    with pytest.raises(ValueError, match=r"action 1.5 \(env 0\) is outside \[0.0, 1.0\]"):
         env.step(np.array([1.5]))
     vec = OptimalExecutionVecEnv(2)
     vec.reset(seed=0)
-    with pytest.raises(ValueError, match=r"got nan at index \(0, 0\)"):
+    with pytest.raises(ValueError, match=r"action nan \(env 0\)"):
         vec.step(np.array([[np.nan], [0.5]]))
 
 
@@ -285,5 +273,22 @@ def test_ansi_render_gives_one_line_per_step():
         env.step(np.array([0.25], np.float32))
         lines.append(env.render())
     assert all(isinstance(line, str) and "\n" not in line for line in lines)
-    assert lines[0].startswith("step 0 ") and lines[-1].startswith("step 4 sell ")
-    assert "remaining 0 " in lines[-1]
+    assert all("traded=" in line and "reward=" in line for line in lines[1:])
+    assert "remaining=0 " in lines[-1] and len(set(lines)) == 5
+
+
+def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():
+    vec = sekai.make_vec("OptimalExecution-v0", 4)
+    vec.reset(seed=0)
+    vec.set_attr("sigma", 0.0)
+    vec.set_attr("permanent_impact", 0.0)
+    for _ in range(10):
+        vec.step(np.full((4, 1), 0.1, np.float32))
+    assert vec.get_attr("price") == [50.0] * 4
+    with pytest.raises(ValueError, match="different values"):
+        vec.set_attr("risk_aversion", [0.0, 1e-6, 0.0, 0.0])
+    for name in ("shares", "side", "episode_length", "dt"):
+        with pytest.raises(AttributeError, match=f"{name} is read-only"):
+            vec.set_attr(name, 1)
+    assert vec.get_attr("remaining") == pytest.approx([1e6 * 0.9**10] * 4)
+    assert vec.get_attr("time_remaining") == pytest.approx([4.0] * 4)

@@ -88,3 +88,11 @@ def check_bool(name: str, value: Any) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_positive(name: str, value: Any) -> float:
+    """``value`` as a float if it is a finite number > 0, else a ValueError naming it."""
+    number = check_float(name, value, 0.0)
+    if number == 0.0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return number
