@@ -3,43 +3,16 @@ native env against the single one, and the closed-form quotes."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rollouts import run_episode
 
 import sekai
-from sekai.env_checker import check_env
 from sekai.envs.finance.market_making import MarketMakingEnv
-from sekai.envs.finance.market_making_vec import MarketMakingVecEnv
 from sekai.finance.baselines import AvellanedaStoikov
 from sekai.finance.market_making import MarketMakingModel, fill_probability
-
-
-def _episode(env, policy, seed):
-    """Run one episode of a single env; the list of step results."""
-    observation, _ = env.reset(seed=seed)
-    steps = []
-    while True:
-        step = env.step(policy(observation[None])[0])
-        steps.append(step)
-        observation = step.observation
-        if step.terminated or step.truncated:
-            return steps
-
-
-def _ks_statistic(a, b):
-    """The two-sample Kolmogorov-Smirnov statistic."""
-    grid = np.sort(np.concatenate([a, b]))
-    cdf_a = np.searchsorted(np.sort(a), grid, side="right") / len(a)
-    cdf_b = np.searchsorted(np.sort(b), grid, side="right") / len(b)
-    return float(np.max(np.abs(cdf_a - cdf_b)))
-
-
-def _ks_critical(n, m, alpha=1e-3):
-    return math.sqrt(-math.log(alpha / 2) / 2) * math.sqrt((n + m) / (n * m))
 
 
 # -- the model -----------------------------------------------------------------------------------
@@ -81,7 +54,7 @@ def test_every_fill_conserves_cash_and_inventory_and_rewards_sum_to_the_pnl(dept
 def test_without_fills_or_volatility_equity_does_not_move():
     env = MarketMakingEnv(sigma=0.0, arrival_rate=0.0)
     env.reset(seed=0)
-    for step in _episode(env, lambda obs: np.full((len(obs), 2), 0.5, np.float32), 0):
+    for step in run_episode(env, lambda obs: np.full((len(obs), 2), 0.5, np.float32), 0):
         assert step.reward == 0.0 and step.info["equity"] == 0.0
     assert env.price == 100.0
 
@@ -111,64 +84,6 @@ def test_the_quotes_and_fills_of_a_step_do_not_depend_on_later_shocks():
 
 
 # -- single and native agree ---------------------------------------------------------------------
-def test_a_native_env_of_one_matches_the_single_env_draw_for_draw():
-    single = MarketMakingEnv(inventory_penalty=0.1)
-    native = MarketMakingVecEnv(1, inventory_penalty=0.1)
-    policy = AvellanedaStoikov.for_env(single)
-    observation, _ = single.reset(seed=7)
-    observations = native.reset(seed=7).observations
-    for _ in range(200):
-        np.testing.assert_array_equal(observations[0], observation)
-        step = single.step(policy(observation[None])[0])
-        vec_step = native.step(policy(observations))
-        assert vec_step.rewards[0] == step.reward
-        assert bool(vec_step.terminated[0]) == step.terminated
-        info = vec_step.infos[0]
-        info = info.get("final_info", info)
-        assert info == step.info
-        observation, observations = step.observation, vec_step.observations
-        if step.terminated:
-            observation = vec_step.infos[0]["final_observation"]
-            np.testing.assert_array_equal(observation, step.observation)
-            break
-    assert step.terminated
-
-
-def test_native_equals_single_exactly_on_deterministic_paths():
-    """sigma=0 and certain fills (no depth decay, a huge arrival rate) leave no randomness."""
-    kwargs = {"sigma": 0.0, "arrival_rate": 1e5, "depth_decay": 0.0, "episode_length": 20}
-    native = sekai.make_vec("MarketMaking-v0", 4, **kwargs)
-    singles = [sekai.make("MarketMaking-v0", **kwargs) for _ in range(4)]
-    native.reset(seed=0)
-    for i, env in enumerate(singles):
-        env.reset(seed=100 + i)
-    rng = np.random.default_rng(1)
-    for _ in range(20):
-        actions = rng.uniform(0, 5, (4, 2)).astype(np.float32)
-        result = native.step(actions)
-        for i, env in enumerate(singles):
-            step = env.step(actions[i])
-            assert result.rewards[i] == step.reward
-            info = result.infos[i].get("final_info", result.infos[i])
-            assert info == step.info
-    assert result.terminated.all()
-
-
-def test_native_and_sync_returns_agree_in_distribution():
-    kwargs = {"episode_length": 20}
-    returns = {}
-    for mode, seed in (("native", 0), ("sync", 1)):
-        vec = sekai.make_vec("MarketMaking-v0", 150, vectorization_mode=mode, **kwargs)
-        policy = AvellanedaStoikov.for_env(sekai.make("MarketMaking-v0", **kwargs))
-        result = vec.reset(seed=seed)
-        for _ in range(20):
-            result = vec.step(policy(result.observations))
-        returns[mode] = np.array([info["final_info"]["episode_return"] for info in result.infos])
-        vec.close()
-    assert returns["native"].std() > 0
-    assert _ks_statistic(returns["native"], returns["sync"]) < _ks_critical(150, 150)
-
-
 # -- the closed-form baseline --------------------------------------------------------------------
 def test_avellaneda_stoikov_quotes_the_reservation_price_and_spread():
     gamma, sigma, k = 0.1, 2.0, 1.5
@@ -215,72 +130,9 @@ def test_avellaneda_stoikov_keeps_inventory_tighter_than_symmetric_quotes_of_the
 
 
 # -- the env API ---------------------------------------------------------------------------------
-def test_check_env_passes():
-    check_env(sekai.make("MarketMaking-v0"))
-    check_env(sekai.make("MarketMaking-v0", inventory_penalty=0.01, episode_length=5))
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"sigma": -1.0}, "sigma must be a finite number of at least 0.0, got -1.0"),
-        ({"dt": 0.0}, "dt must be a finite number > 0, got 0.0"),
-        ({"arrival_rate": float("nan")}, "arrival_rate must be a finite number .*, got nan"),
-        ({"depth_decay": float("inf")}, "depth_decay must be a finite number .*, got inf"),
-        ({"episode_length": 0}, "episode_length must be an int of at least 1, got 0"),
-        ({"max_inventory": 2.5}, "max_inventory must be an int of at least 1, got 2.5"),
-        ({"inventory_penalty": -0.1}, "inventory_penalty must be a finite number"),
-        ({"start_price": 0}, "start_price must be a finite number > 0, got 0"),
-        ({"sigma": "2"}, "sigma must be a number, got '2'"),
-        ({"render_mode": "human"}, "render_mode must be None or \"ansi\", got 'human'"),
-    ],
-)
-def test_bad_parameters_are_a_value_error_naming_the_value(kwargs, message):
-    with pytest.raises(ValueError, match=message):
-        MarketMakingEnv(**kwargs)
-    with pytest.raises(ValueError, match=message):
-        MarketMakingVecEnv(2, **kwargs)
-
-
-def test_actions_outside_the_action_space_are_a_value_error_naming_the_value():
-    env = MarketMakingEnv()
-    env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"action 6.0 \(env 0\) is outside \[0.0, 5.0\]"):
-        env.step(np.array([6.0, 1.0]))
-    with pytest.raises(ValueError, match=r"action nan \(env 0\)"):
-        env.step(np.array([1.0, np.nan]))
-    with pytest.raises(ValueError, match=r"of shape \(1, 2\), got shape \(1, 1\)"):
-        env.step(np.array([1.0]))
-    vec = MarketMakingVecEnv(3)
-    vec.reset(seed=0)
-    with pytest.raises(ValueError, match=r"action -0.5 \(env 1\)"):
-        vec.step(np.array([[1.0, 1.0], [1.0, -0.5], [1.0, 1.0]]))
-
-
-@pytest.mark.parametrize("mode", ["native", "sync", "proc"])
-def test_make_vec_with_max_episode_steps_truncates_on_every_backend(mode):
-    vector_kwargs = {"num_workers": 2} if mode == "proc" else None
-    with sekai.make_vec(
-        "MarketMaking-v0",
-        8,
-        vectorization_mode=mode,
-        vector_kwargs=vector_kwargs,
-        max_episode_steps=50,
-    ) as vec:
-        result = vec.reset(seed=0)
-        actions = np.ones((8, 2), np.float32)
-        for _ in range(49):
-            result = vec.step(actions)
-            assert not result.dones.any()
-        result = vec.step(actions)
-        assert result.truncated.all() and not result.terminated.any()
-        assert result.infos[0]["final_info"]["elapsed_steps"] == 50
-        assert vec.get_attr("time_remaining") == [1.0] * 8
-
-
 def test_the_last_step_ends_the_episode_with_its_metrics():
     env = sekai.make("MarketMaking-v0", episode_length=30)
-    steps = _episode(env, AvellanedaStoikov.for_env(env), 0)
+    steps = run_episode(env, AvellanedaStoikov.for_env(env), 0)
     assert len(steps) == 30 and steps[-1].terminated
     assert not any("episode_return" in step.info for step in steps[:-1])
     final = steps[-1].info
@@ -297,30 +149,6 @@ def test_the_last_step_ends_the_episode_with_its_metrics():
         s.info["bid"] * s.info["bid_filled"] + s.info["ask"] * s.info["ask_filled"] for s in steps
     )
     assert final["turnover"] == pytest.approx(traded / capital, rel=0.05)
-
-
-def test_native_final_infos_carry_the_metrics_only_for_finished_sub_envs():
-    vec = sekai.make_vec("MarketMaking-v0", 3, episode_length=4, vector_kwargs={"autoreset": False})
-    vec.reset(seed=0)
-    for _ in range(3):
-        result = vec.step(np.ones((3, 2), np.float32))
-        assert all("episode_return" not in info for info in result.infos)
-    result = vec.step(np.ones((3, 2), np.float32))
-    assert result.terminated.all()
-    returns = [info["episode_return"] for info in result.infos]
-    assert returns == pytest.approx([equity / 2000.0 for equity in vec.get_attr("equity")])
-
-
-def test_ansi_render_gives_one_line_per_step():
-    env = sekai.make("MarketMaking-v0", render_mode="ansi", episode_length=5)
-    env.reset(seed=0)
-    lines = [env.render()]
-    for _ in range(5):
-        env.step(np.array([0.5, 0.5], np.float32))
-        lines.append(env.render())
-    assert all(isinstance(line, str) and "\n" not in line for line in lines)
-    assert all("bid=" in line and "reward=" in line for line in lines[1:])
-    assert len(set(lines)) == 6
 
 
 def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():

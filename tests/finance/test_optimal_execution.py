@@ -9,27 +9,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_market_making import _ks_critical, _ks_statistic
+from rollouts import run_episode
 
 import sekai
-from sekai.env_checker import check_env
 from sekai.envs.finance.execution import OptimalExecutionEnv
 from sekai.envs.finance.execution_vec import OptimalExecutionVecEnv
 from sekai.finance.baselines import TWAP, AlmgrenChriss
 from sekai.finance.execution import ExecutionModel
 
 SIDE = {"sell": 1, "buy": -1}
-
-
-def _episode(env, policy, seed=0):
-    observation, _ = env.reset(seed=seed)
-    steps = []
-    while True:
-        step = env.step(policy(observation[None])[0])
-        steps.append(step)
-        observation = step.observation
-        if step.terminated or step.truncated:
-            return steps
 
 
 # -- the model -----------------------------------------------------------------------------------
@@ -73,7 +61,7 @@ def test_every_fill_conserves_cash_and_shares_and_the_pnl_is_minus_the_shortfall
 
 def test_shares_left_at_the_horizon_are_traded_on_the_last_step_with_their_impact():
     env = OptimalExecutionEnv(sigma=0.0, episode_length=5)
-    steps = _episode(env, lambda obs: np.zeros((1, 1), np.float32))
+    steps = run_episode(env, lambda obs: np.zeros((1, 1), np.float32))
     assert [step.info["traded"] for step in steps] == [0.0] * 4 + [env.shares]
     X, tau = env.shares, env.dt
     expected_cost = X * (env.half_spread + env.temporary_impact * X / tau)
@@ -86,7 +74,7 @@ def test_without_impact_or_volatility_execution_costs_nothing():
     env = OptimalExecutionEnv(
         sigma=0.0, temporary_impact=0.0, permanent_impact=0.0, half_spread=0.0
     )
-    steps = _episode(env, TWAP.for_env(env))
+    steps = run_episode(env, TWAP.for_env(env))
     assert all(step.info["cost"] == 0.0 for step in steps)
     assert all(abs(step.reward) < 1e-6 for step in steps)  # rounding of a $50M position
 
@@ -103,56 +91,6 @@ def test_a_step_does_not_see_its_own_price_move():
 
 
 # -- single and native agree ---------------------------------------------------------------------
-@pytest.mark.parametrize("side", ["sell", "buy"])
-def test_a_native_env_of_one_matches_the_single_env_draw_for_draw(side):
-    single = OptimalExecutionEnv(side=side, risk_aversion=1e-6)
-    native = OptimalExecutionVecEnv(1, side=side, risk_aversion=1e-6)
-    policy = AlmgrenChriss.for_env(single)
-    observation, _ = single.reset(seed=3)
-    observations = native.reset(seed=3).observations
-    for _ in range(50):
-        np.testing.assert_array_equal(observations[0], observation)
-        step = single.step(policy(observation[None])[0])
-        vec_step = native.step(policy(observations))
-        assert vec_step.rewards[0] == step.reward
-        info = vec_step.infos[0]
-        assert info.get("final_info", info) == step.info
-        observation, observations = step.observation, vec_step.observations
-    assert step.terminated and vec_step.terminated[0]
-
-
-def test_native_equals_single_exactly_on_deterministic_paths():
-    native = sekai.make_vec("OptimalExecution-v0", 4, sigma=0.0, episode_length=10)
-    singles = [sekai.make("OptimalExecution-v0", sigma=0.0, episode_length=10) for _ in range(4)]
-    native.reset(seed=0)
-    for i, env in enumerate(singles):
-        env.reset(seed=i)
-    rng = np.random.default_rng(0)
-    for _ in range(10):
-        actions = rng.uniform(0, 1, (4, 1)).astype(np.float32)
-        result = native.step(actions)
-        for i, env in enumerate(singles):
-            step = env.step(actions[i])
-            assert result.rewards[i] == step.reward
-            info = result.infos[i]
-            assert info.get("final_info", info) == step.info
-    assert result.terminated.all()
-
-
-def test_native_and_sync_returns_agree_in_distribution():
-    returns = {}
-    for mode, seed in (("native", 0), ("sync", 1)):
-        vec = sekai.make_vec("OptimalExecution-v0", 150, vectorization_mode=mode, episode_length=20)
-        policy = TWAP.for_env(sekai.make("OptimalExecution-v0", episode_length=20))
-        result = vec.reset(seed=seed)
-        for _ in range(20):
-            result = vec.step(policy(result.observations))
-        returns[mode] = np.array([info["final_info"]["episode_return"] for info in result.infos])
-        vec.close()
-    assert returns["native"].std() > 0
-    assert _ks_statistic(returns["native"], returns["sync"]) < _ks_critical(150, 150)
-
-
 # -- the schedules -------------------------------------------------------------------------------
 @pytest.mark.parametrize("side", ["sell", "buy"])
 def test_the_almgren_chriss_schedule_holds_sinh_kappa_t_minus_t_over_sinh_kappa_t(side):
@@ -164,7 +102,7 @@ def test_the_almgren_chriss_schedule_holds_sinh_kappa_t_minus_t_over_sinh_kappa_
     kappa_tilde_squared = env.risk_aversion * env.sigma**2 / eta_tilde
     assert 2 * (math.cosh(policy.kappa * tau) - 1) / tau**2 == pytest.approx(kappa_tilde_squared)
     assert policy.kappa * T > 1  # far enough from TWAP for the shape to matter
-    held = np.array([step.info["remaining"] for step in _episode(env, policy)]) / env.shares
+    held = np.array([step.info["remaining"] for step in run_episode(env, policy)]) / env.shares
     t = tau * np.arange(1, env.episode_length + 1)
     np.testing.assert_allclose(
         held, np.sinh(policy.kappa * (T - t)) / np.sinh(policy.kappa * T), atol=1e-6
@@ -173,7 +111,7 @@ def test_the_almgren_chriss_schedule_holds_sinh_kappa_t_minus_t_over_sinh_kappa_
 
 def test_twap_trades_the_same_number_of_shares_every_step():
     env = OptimalExecutionEnv(episode_length=8)
-    traded = [step.info["traded"] for step in _episode(env, TWAP.for_env(env))]
+    traded = [step.info["traded"] for step in run_episode(env, TWAP.for_env(env))]
     np.testing.assert_allclose(traded, env.shares / 8, rtol=1e-6)
 
 
@@ -207,76 +145,6 @@ def test_almgren_chriss_refuses_impact_parameters_without_a_solution():
 
 
 # -- the env API ---------------------------------------------------------------------------------
-def test_check_env_passes():
-    check_env(sekai.make("OptimalExecution-v0"))
-    check_env(sekai.make("OptimalExecution-v0", side="buy", episode_length=3))
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"side": "hold"}, "side must be 'sell' or 'buy', got 'hold'"),
-        ({"shares": 0}, "shares must be a finite number > 0, got 0"),
-        ({"sigma": float("nan")}, "sigma must be a finite number .*, got nan"),
-        ({"dt": -0.1}, "dt must be a finite number of at least 0.0, got -0.1"),
-        ({"episode_length": 2.5}, "episode_length must be an int of at least 1, got 2.5"),
-        ({"temporary_impact": -1.0}, "temporary_impact must be a finite number .*, got -1.0"),
-        ({"half_spread": float("inf")}, "half_spread must be a finite number .*, got inf"),
-        ({"risk_aversion": -1e-6}, "risk_aversion must be a finite number .*, got -1e-06"),
-    ],
-)
-def test_bad_parameters_are_a_value_error_naming_the_value(kwargs, message):
-    with pytest.raises(ValueError, match=message):
-        OptimalExecutionEnv(**kwargs)
-    with pytest.raises(ValueError, match=message):
-        OptimalExecutionVecEnv(2, **kwargs)
-
-
-def test_actions_outside_the_action_space_are_a_value_error_naming_the_value():
-    env = OptimalExecutionEnv()
-    env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"action 1.5 \(env 0\) is outside \[0.0, 1.0\]"):
-        env.step(np.array([1.5]))
-    vec = OptimalExecutionVecEnv(2)
-    vec.reset(seed=0)
-    with pytest.raises(ValueError, match=r"action nan \(env 0\)"):
-        vec.step(np.array([[np.nan], [0.5]]))
-
-
-@pytest.mark.parametrize("mode", ["native", "sync", "proc"])
-def test_make_vec_with_max_episode_steps_truncates_on_every_backend(mode):
-    vector_kwargs = {"num_workers": 2} if mode == "proc" else None
-    with sekai.make_vec(
-        "OptimalExecution-v0",
-        8,
-        vectorization_mode=mode,
-        vector_kwargs=vector_kwargs,
-        max_episode_steps=50,
-        episode_length=100,
-    ) as vec:
-        result = vec.reset(seed=0)
-        actions = np.full((8, 1), 0.01, np.float32)
-        for _ in range(49):
-            result = vec.step(actions)
-            assert not result.dones.any()
-        result = vec.step(actions)
-        assert result.truncated.all() and not result.terminated.any()
-        assert result.infos[3]["final_info"]["elapsed_steps"] == 50
-        assert vec.get_attr("remaining") == [1_000_000.0] * 8  # the autoreset's new episode
-
-
-def test_ansi_render_gives_one_line_per_step():
-    env = sekai.make("OptimalExecution-v0", render_mode="ansi", episode_length=4)
-    env.reset(seed=0)
-    lines = [env.render()]
-    for _ in range(4):
-        env.step(np.array([0.25], np.float32))
-        lines.append(env.render())
-    assert all(isinstance(line, str) and "\n" not in line for line in lines)
-    assert all("traded=" in line and "reward=" in line for line in lines[1:])
-    assert "remaining=0 " in lines[-1] and len(set(lines)) == 5
-
-
 def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():
     vec = sekai.make_vec("OptimalExecution-v0", 4)
     vec.reset(seed=0)
