@@ -122,7 +122,9 @@ def check_weights(actions: np.ndarray, n_assets: int, max_leverage: float | None
     bad = _first_bad_row(weights, max_leverage)
     if bad is not None:
         row, reason = bad
-        raise ValueError(f"action {actions[row]!r} is not valid portfolio weights: {reason}")
+        raise ValueError(
+            f"action {np.asarray(actions)[row].tolist()!r} is not valid portfolio weights: {reason}"
+        )
     return weights / weights.sum(axis=1, keepdims=True)
 
 
