@@ -143,5 +143,5 @@ def _first_bad_row(weights: np.ndarray, max_leverage: float | None) -> tuple[int
         return None
     row = int(np.flatnonzero(~good)[0])
     if not summed[row]:
-        return row, f"weights (cash last) must sum to 1, these sum to {total[row]!r}"
+        return row, f"weights (cash last) must sum to 1, these sum to {total[row]:.6g}"
     return row, rule
