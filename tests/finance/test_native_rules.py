@@ -58,9 +58,11 @@ def test_read_only_parameters_raise_the_same_error_on_single_native_and_sync(nat
         native.set_attr(name, value)
     if name == "metadata":  # SyncVecEnv's AutoReset layer has its own metadata to set
         return
-    with sekai.make_vec("Trading-v0", 2, vectorization_mode="sync") as sync:
-        with pytest.raises(AttributeError, match=f"{name} is read-only"):
-            sync.set_attr(name, value)
+    with (
+        sekai.make_vec("Trading-v0", 2, vectorization_mode="sync") as sync,
+        pytest.raises(AttributeError, match=f"{name} is read-only"),
+    ):
+        sync.set_attr(name, value)
 
 
 def test_portfolio_shape_parameters_are_read_only_too():
