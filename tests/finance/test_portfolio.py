@@ -178,3 +178,22 @@ def test_a_start_option_needs_a_history():
     with pytest.raises(ValueError, match="outside"):
         env.reset(options={"start": 50})
     env.reset(options={"start": 10})  # the one start a simulation has
+
+
+def test_equal_weight_and_buy_and_hold_match_their_closed_forms(two_assets):
+    from sekai.finance.baselines import BuyAndHold, EqualWeight
+
+    start, length = 100, 50
+    relative = two_assets[start + 1 : start + length + 1] / two_assets[start : start + length]
+    for policy, expected, tolerance in (
+        (EqualWeight, np.prod(relative.mean(axis=1)), 1e-12),  # rebalanced every step
+        (BuyAndHold, (two_assets[start + length] / two_assets[start]).mean(), 1e-7),  # held
+    ):
+        vec = PortfolioVecEnv(2, prices=two_assets, episode_length=length, transaction_cost=0.0)
+        act = policy(vec.action_space)
+        step = vec.reset(seed=0, options={"start": start})
+        for _ in range(length):
+            step = vec.step(act(step.observations))
+        assert [info["final_info"]["wealth"] for info in step.infos] == pytest.approx(
+            [expected] * 2, rel=tolerance
+        )

@@ -205,3 +205,16 @@ def test_max_episode_steps_truncates_after_50_steps_on_every_backend(mode):
         assert all(info["elapsed_steps"] == 50 for info in last.infos)
     finally:
         vec.close()
+
+
+def test_buy_and_hold_earns_the_price_relative_less_one_commission(googl):
+    from sekai.finance.baselines import BuyAndHold
+
+    rate, start, length = 0.001, 200, 100
+    vec = TradingVecEnv(3, prices=googl.close, episode_length=length, transaction_cost=rate)
+    policy = BuyAndHold(vec.action_space)
+    step = vec.reset(seed=0, options={"start": start})
+    for _ in range(length):
+        step = vec.step(policy(step.observations))
+    expected = googl.close[start + length] / googl.close[start] / (1 + rate) - 1
+    assert [info["episode_return"] for info in step.infos] == pytest.approx([expected] * 3)
