@@ -1,5 +1,13 @@
-"""Market building blocks shared by the finance envs: samplers, costs, data, metrics."""
+"""Market building blocks shared by the finance envs: samplers, costs, data, metrics,
+baselines."""
 
+from sekai.finance.baselines import (
+    TWAP,
+    AlmgrenChriss,
+    AvellanedaStoikov,
+    BuyAndHold,
+    EqualWeight,
+)
 from sekai.finance.costs import (
     CostModel,
     HalfSpreadCost,
@@ -9,14 +17,21 @@ from sekai.finance.costs import (
 from sekai.finance.data import Bars, load_csv, load_parquet
 from sekai.finance.metrics import EpisodeMetrics
 from sekai.finance.samplers import DateRange, EpisodeSampler, RandomStart, SequentialStart
+from sekai.finance.weights import PortfolioWeights
 
 __all__ = [
+    "TWAP",
+    "AlmgrenChriss",
+    "AvellanedaStoikov",
     "Bars",
+    "BuyAndHold",
     "CostModel",
     "DateRange",
     "EpisodeMetrics",
     "EpisodeSampler",
+    "EqualWeight",
     "HalfSpreadCost",
+    "PortfolioWeights",
     "ProportionalCost",
     "RandomStart",
     "SequentialStart",

@@ -17,7 +17,8 @@ __all__ = ["RUIN", "Account"]
 RUIN = 1e-9
 """Equity at or below this (starting equity is 1.0) ends the episode: the account is ruined."""
 
-_SIZING_ROUNDS = 3  # fixed-point rounds for net equity; each shrinks the error by the cost rate
+_TOLERANCE = 1e-13  # of equity: how exactly a trade is sized net of its own cost
+_MAX_ROUNDS = 50
 
 
 class Account:
@@ -46,16 +47,42 @@ class Account:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Trade every account to hold ``weights`` (N, A) of its net-of-cost equity in each
         asset (rows where ``keep`` is True do not trade). Returns ``(cost, traded_value)``,
-        shapes (N,) and (N,): cost is never negative."""
+        shapes (N,) and (N,); cost is never negative.
+
+        Net equity ``x`` solves ``x + cost(|weights * x - holdings|) = equity``, by secant
+        steps from ``x = equity``: exact after one step for proportional costs whose trade
+        directions do not change, and to 1e-13 of equity for any cost model whose marginal
+        rate is below 1. So a fully invested account's cash is never below -1e-13 * equity.
+        """
         holdings = self.shares * prices
-        net = equity
-        for _ in range(_SIZING_ROUNDS):
+        tolerance = _TOLERANCE * equity
+
+        def residual(net: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             target = weights * net[:, None]
             if keep is not None:
                 target = np.where(keep[:, None], holdings, target)
             traded = np.abs(target - holdings)
             cost = np.asarray(cost_model(traded), dtype=np.float64)
-            net = equity - cost
+            return cost, target, traded
+
+        previous_net = equity
+        previous_f, target, traded = residual(previous_net)  # the residual at equity: the cost
+        check_costs(previous_f, len(equity))
+        net = equity - previous_f
+        for _ in range(_MAX_ROUNDS):
+            cost, target, traded = residual(net)
+            f = net + cost - equity
+            if (np.abs(f) <= tolerance).all():
+                break
+            step = net - previous_net
+            slope = np.divide(f - previous_f, step, out=np.ones_like(f), where=step != 0.0)
+            previous_net, previous_f = net, f
+            net = net - f / slope
+        else:
+            raise ValueError(
+                "sizing a trade net of its cost did not converge: the cost model's marginal "
+                "rate must stay below 1 (a trade must not cost more than its value)"
+            )
         check_costs(cost, len(equity))
         self.cash -= (target - holdings).sum(axis=1) + cost
         shares = target / prices

@@ -1,7 +1,18 @@
-"""Baseline policies: the benchmarks an agent must beat.
+"""Baseline policies: the benchmarks an agent must beat. Each is batched: a batch of
+observations ``(N, ...)`` in, a batch of actions out, so it drives a native vector env (or a
+single env, given a batch of one) at array speed.
 
-Each baseline is batched: called with a batch of observations (leading env axis), it returns the
-batch of actions, so it drives a single env (a batch of one) or any vector env alike.
+- :class:`BuyAndHold`: Trading-v0 long from the first bar; Portfolio-v0 equal weights once,
+  then the observed (drifted) weights as targets, so it trades only the float32 rounding of
+  the observation: its wealth is within about 1e-8 of an exact buy-and-hold's.
+- :class:`EqualWeight`: Portfolio-v0 rebalanced to ``1 / n_assets`` of wealth in every asset
+  each step (the "1/N" portfolio of DeMiguel, Garlappi and Uppal, Rev. Financial Studies 2009).
+- :class:`AvellanedaStoikov`: MarketMaking-v0 quoted by Avellaneda and Stoikov's closed form.
+- :class:`TWAP` and :class:`AlmgrenChriss`: OptimalExecution-v0 traded evenly, or by Almgren and
+  Chriss's mean-variance optimal schedule.
+
+The ``for_env(env)`` constructors read the parameters from a single env or a native vector
+env's ``template``.
 """
 
 from __future__ import annotations
@@ -10,6 +21,51 @@ import math
 from typing import Any
 
 import numpy as np
+
+from sekai.finance.weights import PortfolioWeights
+from sekai.spaces import Discrete
+
+__all__ = ["TWAP", "AlmgrenChriss", "AvellanedaStoikov", "BuyAndHold", "EqualWeight"]
+
+
+class BuyAndHold:
+    """Buy at the first step, then hold. ``action_space`` is the env's: ``Discrete`` (a
+    Trading-v0 position) or :class:`PortfolioWeights` (Portfolio-v0)."""
+
+    def __init__(self, action_space: Any) -> None:
+        if not isinstance(action_space, Discrete | PortfolioWeights):
+            raise TypeError(
+                "BuyAndHold takes Trading-v0's Discrete or Portfolio-v0's PortfolioWeights "
+                f"action space, got {action_space!r}"
+            )
+        self.action_space = action_space
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        observations = np.asarray(observations)
+        if isinstance(self.action_space, Discrete):
+            return np.ones(len(observations), dtype=np.int64)
+        weights = observations[:, -(self.action_space.n_assets + 1) :].astype(np.float64)
+        if self.action_space.max_leverage is None:
+            weights = np.maximum(weights, 0.0)  # a float rounding of 0 may come out as -1e-17
+        weights /= weights.sum(axis=1, keepdims=True)
+        all_cash = weights[:, -1] == 1.0  # the first step of an episode
+        equal = EqualWeight(self.action_space)(observations)
+        return np.where(all_cash[:, None], equal, weights)
+
+
+class EqualWeight:
+    """Rebalance to ``1 / n_assets`` of wealth in every asset, no cash, every step."""
+
+    def __init__(self, action_space: PortfolioWeights) -> None:
+        if not isinstance(action_space, PortfolioWeights):
+            raise TypeError(
+                f"EqualWeight takes Portfolio-v0's PortfolioWeights space, got {action_space!r}"
+            )
+        n = action_space.n_assets
+        self.weights = np.append(np.full(n, 1.0 / n), 0.0)
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        return np.tile(self.weights, (len(observations), 1))
 
 
 def _template(env: Any) -> Any:

@@ -21,7 +21,7 @@ def price_history(prices: Any, *, ndim: int, min_length: int, name: str = "price
     bad = np.flatnonzero(~(np.isfinite(array) & (array > 0)).reshape(len(array), -1).all(axis=1))
     if len(bad):
         raise ValueError(
-            f"{name} must be finite and positive, but bar {bad[0]} is {array[bad[0]]!r}"
+            f"{name} must be finite and positive, but bar {bad[0]} is {array[bad[0]].tolist()!r}"
         )
     if len(array) < min_length:
         raise ValueError(

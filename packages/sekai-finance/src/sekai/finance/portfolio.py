@@ -46,7 +46,8 @@ class PortfolioModel:
         self.weights = np.zeros((num_envs, n_assets + 1))
         self.price = np.ones((num_envs, n_assets))
         self.window = np.arange(1 - lookback, 1)
-        self.ring = np.zeros((num_envs, lookback, n_assets))  # simulated returns, oldest at head
+        # simulated returns as observed (float32), oldest at head
+        self.ring = np.zeros((num_envs, lookback, n_assets), dtype=np.float32)
         self.head = 0
         self._correlation: Any = None
         self._cholesky = np.eye(n_assets)

@@ -116,5 +116,7 @@ class TradingModel:
         bad = (positions < low) | (positions > 1) | (positions != actions)
         if bad.any():
             allowed = "-1 (short), 0 (flat) or 1 (long)" if allow_short else "0 (flat) or 1 (long)"
-            raise ValueError(f"action {actions[bad][0]!r} is not a position: allowed are {allowed}")
+            raise ValueError(
+                f"action {actions[bad][0].item()!r} is not a position: allowed are {allowed}"
+            )
         return positions

@@ -122,7 +122,9 @@ def check_weights(actions: np.ndarray, n_assets: int, max_leverage: float | None
     bad = _first_bad_row(weights, max_leverage)
     if bad is not None:
         row, reason = bad
-        raise ValueError(f"action {actions[row]!r} is not valid portfolio weights: {reason}")
+        raise ValueError(
+            f"action {np.asarray(actions)[row].tolist()!r} is not valid portfolio weights: {reason}"
+        )
     return weights / weights.sum(axis=1, keepdims=True)
 
 
@@ -141,5 +143,5 @@ def _first_bad_row(weights: np.ndarray, max_leverage: float | None) -> tuple[int
         return None
     row = int(np.flatnonzero(~good)[0])
     if not summed[row]:
-        return row, f"weights (cash last) must sum to 1, these sum to {total[row]!r}"
+        return row, f"weights (cash last) must sum to 1, these sum to {total[row]:.6g}"
     return row, rule
