@@ -114,6 +114,9 @@ def test_single_envs_do_not_import_sekai_vector():
     code = (
         "import sys, sekai; sekai.make('Trading-v0').reset(seed=0);"
         " sekai.make('Portfolio-v0').reset(seed=0);"
+        " sekai.make('MarketMaking-v0').reset(seed=0);"
+        " sekai.make('OptimalExecution-v0').reset(seed=0);"
+        " import sekai.finance.baselines;"
         " assert 'sekai.vector' not in sys.modules, 'sekai.vector was imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
