@@ -16,7 +16,9 @@ def check_box_actions(
     array = np.asarray(actions, dtype=np.float64)
     if array.shape != shape:
         raise ValueError(f"expected {what} of shape {shape}, got shape {array.shape}")
-    inside = (array >= low) & (array <= high)  # NaN fails both comparisons
+    if (array >= low).all() and (array <= high).all():  # NaN fails both comparisons
+        return array
+    inside = (array >= low) & (array <= high)
     if not inside.all():
         row = int(np.argwhere(~inside)[0][0])
         bad = array[row][~inside[row]][0] if array.ndim > 1 else array[row]

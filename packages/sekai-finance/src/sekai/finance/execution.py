@@ -37,13 +37,15 @@ SIDES = {"sell": 1, "buy": -1}
 
 class ExecutionStep(NamedTuple):
     """What one step did, per env: shares traded, their fill price, the impact cost (what the
-    trade paid against the pre-trade price, never negative), PnL and risk term."""
+    trade paid against the pre-trade price, never negative), PnL, risk term, and the equity
+    after the step."""
 
     traded: np.ndarray
     fill_price: np.ndarray
     cost: np.ndarray
     pnl: np.ndarray
     risk: np.ndarray
+    equity: np.ndarray
 
 
 class ExecutionModel:
@@ -116,15 +118,12 @@ class ExecutionModel:
         params = self.params
         n = len(self.price)
         fraction = check_box_actions(actions, 0.0, 1.0, (n, 1), "fractions of the remaining shares")
-        notional = params.shares * self.arrival_price
-        pnl_before = self.equity - self.side * notional  # the PnL so far
         done = self.advance(fraction[:, 0], rng.standard_normal(n))
-        before = notional + pnl_before
-        after = before + done.pnl
-        self.metrics.update(
-            np.log(np.maximum(after, RUIN) / np.maximum(before, RUIN)),
-            done.traded * done.fill_price / before,
-        )
+        # the figures' wealth: the block's arrival value plus the PnL so far
+        notional = params.shares * self.arrival_price
+        after = np.maximum(done.equity + (1 - self.side) * notional, RUIN)
+        before = np.maximum(after - done.pnl, RUIN)
+        self.metrics.update(np.log(after / before), done.traded * done.fill_price / before)
         terminated = self.steps >= params.episode_length
         infos = {
             **done._asdict(),
@@ -132,7 +131,6 @@ class ExecutionModel:
             "remaining": self.remaining.copy(),
             "position": self.position,
             "cash": self.cash.copy(),
-            "equity": self.equity,
             "time_remaining": self.time_remaining,
         }
         infos.update(self.metrics.final_infos(terminated, 252.0 / params.dt))
@@ -155,6 +153,8 @@ class ExecutionModel:
         self.remaining -= traded  # exactly zero after the last step: x - x == 0
         self.price += params.sigma * np.sqrt(tau) * shocks - side * params.permanent_impact * traded
         self.steps += 1
-        pnl = self.equity - equity_before
+        equity = self.equity
         risk = params.risk_aversion * params.sigma**2 * tau * self.remaining**2
-        return ExecutionStep(traded, fill_price, traded * slippage, pnl, risk)
+        return ExecutionStep(
+            traded, fill_price, traded * slippage, equity - equity_before, risk, equity
+        )

@@ -40,7 +40,8 @@ def fill_probability(
 
 
 class MarketMakingStep(NamedTuple):
-    """What one step did, per env: quotes, fills (bools), PnL and inventory penalty."""
+    """What one step did, per env: quotes, fills (bools), PnL, inventory penalty, and the
+    equity after the step."""
 
     bid: np.ndarray
     ask: np.ndarray
@@ -48,6 +49,7 @@ class MarketMakingStep(NamedTuple):
     ask_filled: np.ndarray
     pnl: np.ndarray
     penalty: np.ndarray
+    equity: np.ndarray
 
 
 class MarketMakingModel:
@@ -106,24 +108,18 @@ class MarketMakingModel:
         depths = check_box_actions(
             actions, 0.0, params.max_depth, (n, 2), "[bid_depth, ask_depth] quotes"
         )
-        capital = params.start_price * params.max_inventory
-        before = capital + self.equity
         done = self.advance(depths, rng.random((n, 2)), rng.standard_normal(n))
-        equity = self.equity
-        after = capital + equity
-        traded_value = np.where(done.bid_filled, done.bid, 0.0) + np.where(
-            done.ask_filled, done.ask, 0.0
-        )
-        self.metrics.update(
-            np.log(np.maximum(after, RUIN) / np.maximum(before, RUIN)), traded_value / before
-        )
+        capital = params.start_price * params.max_inventory
+        after = np.maximum(capital + done.equity, RUIN)
+        before = np.maximum(after - done.pnl, RUIN)
+        traded_value = done.bid * done.bid_filled + done.ask * done.ask_filled
+        self.metrics.update(np.log(after / before), traded_value / before)
         terminated = self.steps >= params.episode_length
         infos = {
             **done._asdict(),
             "price": self.price.copy(),  # copies: a reset changes the state in place
             "position": self.position.copy(),
             "cash": self.cash.copy(),
-            "equity": equity,
             "time_remaining": self.time_remaining,
         }
         infos.update(self.metrics.final_infos(terminated, 1.0 / params.dt))
@@ -150,6 +146,8 @@ class MarketMakingModel:
         self.position += bid_filled.astype(np.float64) - ask_filled
         self.price += params.sigma * np.sqrt(params.dt) * shocks
         self.steps += 1
-        pnl = self.equity - equity_before
+        equity = self.equity
         penalty = params.inventory_penalty * params.dt * self.position**2
-        return MarketMakingStep(bid, ask, bid_filled, ask_filled, pnl, penalty)
+        return MarketMakingStep(
+            bid, ask, bid_filled, ask_filled, equity - equity_before, penalty, equity
+        )
