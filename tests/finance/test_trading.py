@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 import sekai
+from sekai.envs.finance._single import FinanceEnv
 from sekai.envs.finance.trading import TradingEnv
 from sekai.envs.finance.trading_vec import TradingVecEnv
-from sekai.finance import ProportionalCost
+from sekai.finance import HalfSpreadCost, ProportionalCost, SquareRootImpact
 from sekai.wrappers import NormalizeReward, RecordEpisodeStatistics, TimeAwareObservation
 
 
@@ -218,3 +219,31 @@ def test_buy_and_hold_earns_the_price_relative_less_one_commission(googl):
         step = vec.step(policy(step.observations))
     expected = googl.close[start + length] / googl.close[start] / (1 + rate) - 1
     assert [info["episode_return"] for info in step.infos] == pytest.approx([expected] * 3)
+
+
+@pytest.mark.parametrize(
+    "cost_model",
+    [ProportionalCost(0.001), HalfSpreadCost(0.0004), SquareRootImpact(daily_volume=5.0)],
+)
+def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(googl, cost_model):
+    kwargs = {"prices": googl.close, "episode_length": 150, "allow_short": True}
+    fast, array = (TradingEnv(cost_model=cost_model, **kwargs) for _ in range(2))
+    actions = np.random.default_rng(4).integers(-1, 2, size=400)
+    for env in (fast, array):
+        env.reset(seed=0, options={"start": 1000})
+    for action in actions:
+        one = fast.step(action)
+        other = FinanceEnv._step_one(array, action)  # the array model with num_envs=1
+        np.testing.assert_array_equal(one.observation, other.observation)
+        assert (one.reward, one.terminated, one.truncated) == (
+            other.reward,
+            other.terminated,
+            other.truncated,
+        )
+        assert one.info == other.info and type(one.info["price"]) is type(other.info["price"])
+        if one.done:
+            for env in (fast, array):
+                env.reset(seed=0)
+    fast_figures, array_figures = (env._model.metrics.summary(252.0) for env in (fast, array))
+    for key, value in fast_figures.items():
+        np.testing.assert_array_equal(value, array_figures[key])

@@ -1,5 +1,6 @@
 """Market building blocks shared by the finance envs: samplers, costs, data, metrics."""
 
+from sekai.finance.baselines import BuyAndHold, EqualWeight
 from sekai.finance.costs import (
     CostModel,
     HalfSpreadCost,
@@ -8,7 +9,6 @@ from sekai.finance.costs import (
 )
 from sekai.finance.data import Bars, load_csv, load_parquet
 from sekai.finance.metrics import EpisodeMetrics
-from sekai.finance.baselines import BuyAndHold, EqualWeight
 from sekai.finance.samplers import DateRange, EpisodeSampler, RandomStart, SequentialStart
 from sekai.finance.weights import PortfolioWeights
 

@@ -45,6 +45,17 @@ class EpisodeMetrics:
         np.maximum(self.drawdown, self.peak - self.log_return, out=self.drawdown)
         self.turnover += turnover
 
+    def update_one(self, log_return: float, turnover: float) -> None:
+        """:meth:`update` for a single env (``num_envs=1``) with Python floats."""
+        self.steps[0] += 1
+        total = float(self.log_return[0]) + log_return
+        self.log_return[0] = total
+        self.sum_squares[0] += log_return * log_return
+        peak = max(float(self.peak[0]), total)
+        self.peak[0] = peak
+        self.drawdown[0] = max(float(self.drawdown[0]), peak - total)
+        self.turnover[0] += turnover
+
     def summary(self, periods_per_year: float) -> dict[str, np.ndarray]:
         """Every env's figures so far, each an array of shape ``(num_envs,)``; the Sharpe ratio
         is annualised by ``sqrt(periods_per_year)`` (252 for daily bars)."""

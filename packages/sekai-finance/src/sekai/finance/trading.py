@@ -11,11 +11,12 @@ the marking of the holding at ``p[t+1]``, short positions included. An episode l
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from sekai.finance.accounting import RUIN, Account
+from sekai.finance.accounting import RUIN, Account, size_one
 from sekai.finance.history import EpisodeStarts
 from sekai.finance.metrics import EpisodeMetrics
 
@@ -104,6 +105,51 @@ class TradingModel:
         infos.update(self.metrics.final_infos(terminated | truncated, params.periods_per_year))
         return rewards, terminated, truncated, infos
 
+    def step_one(
+        self, action: Any, cost_of: Callable[[float], float]
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """:meth:`step` and :meth:`observe` for a single env (``num_envs=1``) with Python floats,
+        the same operations in the same order (a test proves they agree exactly), for a cost
+        model with the scalar form ``cost_of``. Returns ``(observation, reward, terminated,
+        truncated, info)``."""
+        params = self.params
+        position = _check_one(action, params.allow_short)
+        account = self.account
+        equity = float(self.equity[0])
+        price = float(self.price[0])
+        cost = traded = 0.0
+        if position != self.position[0]:
+            holdings = float(account.shares[0, 0]) * price
+            target, cost, traded = size_one(equity, holdings, float(position), cost_of)
+            account.cash[0] = float(account.cash[0]) - ((target - holdings) + cost)
+            account.shares[0, 0] = target / price
+        timestamp = int(self.timestamp[0]) + 1
+        price = float(self.history[timestamp])
+        new_equity = float(account.cash[0]) + float(account.shares[0, 0]) * price
+        terminated = new_equity <= RUIN
+        reward = float(np.log(max(new_equity, RUIN) / equity))
+        self.metrics.update_one(reward, traded / equity)
+        self.timestamp[0] = timestamp
+        self.price[0] = price
+        self.equity[0] = new_equity
+        self.position[0] = position
+        truncated = timestamp >= self.end[0]
+        info = {
+            "timestamp": timestamp,
+            "price": price,
+            "position": position,
+            "equity": new_equity,
+            "cost": cost,
+        }
+        if terminated or truncated:
+            for key, value in self.metrics.summary(params.periods_per_year).items():
+                info[key] = value[0].item()
+        lookback = len(self.window)
+        observation = np.empty(lookback + 1, dtype=np.float32)
+        observation[:lookback] = self.returns[timestamp - lookback + 1 : timestamp + 1]
+        observation[lookback] = position
+        return observation, reward, bool(terminated), bool(truncated), info
+
     def _check(self, actions: np.ndarray, allow_short: bool) -> np.ndarray:
         """Actions as int64 positions; ValueError naming the first one outside the space."""
         if actions.shape != self.position.shape:
@@ -120,3 +166,17 @@ class TradingModel:
                 f"action {actions[bad][0].item()!r} is not a position: allowed are {allowed}"
             )
         return positions
+
+
+def _check_one(action: Any, allow_short: bool) -> int:
+    """One action as an int position; the ValueError of :meth:`TradingModel._check`."""
+    value = action.item() if isinstance(action, np.ndarray | np.generic) else action
+    low = -1 if allow_short else 0
+    try:
+        position = int(value)
+    except (TypeError, ValueError):
+        position = None
+    if position is None or position != value or not low <= position <= 1:
+        allowed = "-1 (short), 0 (flat) or 1 (long)" if allow_short else "0 (flat) or 1 (long)"
+        raise ValueError(f"action {value!r} is not a position: allowed are {allowed}")
+    return position
