@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["METRIC_KEYS", "EpisodeMetrics"]
+__all__ = ["METRIC_KEYS", "EpisodeMetrics", "ScalarEpisodeMetrics"]
 
 METRIC_KEYS = ("episode_return", "sharpe", "max_drawdown", "turnover")
 
@@ -45,17 +45,6 @@ class EpisodeMetrics:
         np.maximum(self.drawdown, self.peak - self.log_return, out=self.drawdown)
         self.turnover += turnover
 
-    def update_one(self, log_return: float, turnover: float) -> None:
-        """:meth:`update` for a single env (``num_envs=1``) with Python floats."""
-        self.steps[0] += 1
-        total = float(self.log_return[0]) + log_return
-        self.log_return[0] = total
-        self.sum_squares[0] += log_return * log_return
-        peak = max(float(self.peak[0]), total)
-        self.peak[0] = peak
-        self.drawdown[0] = max(float(self.drawdown[0]), peak - total)
-        self.turnover[0] += turnover
-
     def summary(self, periods_per_year: float) -> dict[str, np.ndarray]:
         """Every env's figures so far, each an array of shape ``(num_envs,)``; the Sharpe ratio
         is annualised by ``sqrt(periods_per_year)`` (252 for daily bars)."""
@@ -82,3 +71,30 @@ class EpisodeMetrics:
             key: np.ma.MaskedArray(value, mask)
             for key, value in self.summary(periods_per_year).items()
         }
+
+
+class ScalarEpisodeMetrics:
+    """:class:`EpisodeMetrics` of one env in Python floats, for single envs' scalar fast paths:
+    :meth:`update` does the same operations in the same order, and :meth:`summary` uses
+    :meth:`EpisodeMetrics.summary` itself, so the figures agree exactly."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.steps = 0
+        self.log_return = self.sum_squares = self.peak = self.drawdown = self.turnover = 0.0
+
+    def update(self, log_return: float, turnover: float) -> None:
+        self.steps += 1
+        self.log_return += log_return
+        self.sum_squares += log_return * log_return
+        self.peak = max(self.peak, self.log_return)
+        self.drawdown = max(self.drawdown, self.peak - self.log_return)
+        self.turnover += turnover
+
+    def summary(self, periods_per_year: float) -> dict[str, float]:
+        arrays = EpisodeMetrics(1)
+        for name in ("steps", "log_return", "sum_squares", "peak", "drawdown", "turnover"):
+            getattr(arrays, name)[0] = getattr(self, name)
+        return {key: value.item() for key, value in arrays.summary(periods_per_year).items()}

@@ -69,13 +69,18 @@ class FinanceEnv(Env[np.ndarray, Any]):
         if render_mode not in (None, "ansi"):
             raise ValueError(f'render_mode must be None or "ansi", got {render_mode!r}')
         self.render_mode = render_mode
-        self._model = self._make_model(1)
+        self._model = self._make_one_model()
         self._last: tuple[dict[str, Any], float | None] = ({}, None)
         self._indices = np.zeros(1, dtype=np.int64)
 
     def _make_model(self, num_envs: int) -> MarketModel:
         """The market model for ``num_envs`` envs, reading its parameters from ``self``."""
         raise NotImplementedError
+
+    def _make_one_model(self) -> MarketModel:
+        """The model this single env drives: the array model with ``num_envs=1``. A subclass
+        may return a scalar form of it instead, with a test proving they agree exactly."""
+        return self._make_model(1)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -88,21 +93,16 @@ class FinanceEnv(Env[np.ndarray, Any]):
         return ResetResult(self._model.observe()[0], info)
 
     def step(self, action: Any) -> StepResult:
-        result = self._step_one(action)
-        self._last = (result.info, result.reward)
-        return result
-
-    def _step_one(self, action: Any) -> StepResult:
-        """One step of the array model with ``num_envs=1``. A subclass may take a scalar fast
-        path instead, with a test proving that it agrees exactly with this."""
         rewards, terminated, truncated, infos = self._model.step(np.asarray([action]), self.rng)
-        return StepResult(
+        result = StepResult(
             self._model.observe()[0],
             float(rewards[0]),
             bool(terminated[0]),
             bool(truncated[0]),
             _row(infos),
         )
+        self._last = (result.info, result.reward)
+        return result
 
     def render(self) -> str | None:
         """``render_mode="ansi"``: one line with the last step's figures; else None."""
@@ -114,8 +114,11 @@ class FinanceEnv(Env[np.ndarray, Any]):
 
 def _state_scalar(name: str) -> Callable[[FinanceEnv], Any]:
     def read(env: FinanceEnv) -> Any:
-        value = getattr(env._model, name)[0]
-        return value.item() if np.ndim(value) == 0 else value.copy()
+        value = getattr(env._model, name)
+        if isinstance(value, np.ndarray):  # the array model's state: env 0's row
+            value = value[0]
+            return value.item() if value.ndim == 0 else value.copy()
+        return value  # a scalar model's Python scalar
 
     return read
 

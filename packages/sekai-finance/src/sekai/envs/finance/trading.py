@@ -17,10 +17,10 @@ from sekai.envs.finance._parameters import (
     check_int,
 )
 from sekai.envs.finance._single import FinanceEnv, MarketModel
-from sekai.finance.costs import SCALAR_COST_MODELS, CostModel, resolve_costs
+from sekai.finance.costs import CostModel, resolve_costs
 from sekai.finance.history import log_returns, price_history
 from sekai.finance.samplers import EpisodeSampler, resolve_sampler
-from sekai.finance.trading import TradingModel
+from sekai.finance.trading import TradingModel, TradingModelOne
 from sekai.spaces import Box, Discrete
 
 
@@ -111,12 +111,14 @@ class TradingEnv(FinanceEnv):
     def _make_model(self, num_envs: int) -> MarketModel:
         return TradingModel(self, num_envs)
 
-    def _step_one(self, action: Any) -> StepResult:
-        """The scalar fast path when the cost model has a scalar form (the built-in ones)."""
-        if type(self.cost_model) not in SCALAR_COST_MODELS:
-            return super()._step_one(action)
-        model: TradingModel = self._model  # type: ignore[assignment]
-        return StepResult(*model.step_one(action, self.cost_model.cost_of_one))
+    def _make_one_model(self) -> TradingModelOne:
+        return TradingModelOne(self)
+
+    def step(self, action: Any) -> StepResult:
+        """The scalar fast path of :class:`~sekai.finance.trading.TradingModelOne`."""
+        result: StepResult = self._model.step_one(action)  # type: ignore[attr-defined]
+        self._last = (result.info, result.reward)
+        return result
 
 
 @functools.cache
