@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 import sekai
+from sekai.envs.finance._single import FinanceEnv
 from sekai.envs.finance.trading import TradingEnv
 from sekai.envs.finance.trading_vec import TradingVecEnv
-from sekai.finance import ProportionalCost
+from sekai.finance import HalfSpreadCost, ProportionalCost, SquareRootImpact
 from sekai.wrappers import NormalizeReward, RecordEpisodeStatistics, TimeAwareObservation
 
 
@@ -75,11 +76,9 @@ def test_buying_with_all_equity_never_leaves_cash_negative(googl):
     env = TradingEnv(googl.close, transaction_cost=0.05)  # FinRL #481
     env.reset(seed=0, options={"start": 10})
     env.step(1)
-    account = env._model.account
-    assert account.cash[0] >= -1e-12 * env.equity
-    assert account.shares[0, 0] * googl.close[10] + account.cash[0] == pytest.approx(
-        1.0 - 0.05 / 1.05
-    )
+    model = env._model
+    assert model.cash >= -1e-12 * env.equity
+    assert model.shares * googl.close[10] + model.cash == pytest.approx(1.0 - 0.05 / 1.05)
 
 
 def test_nothing_observed_at_or_before_t_depends_on_prices_after_t(googl):
@@ -218,3 +217,58 @@ def test_buy_and_hold_earns_the_price_relative_less_one_commission(googl):
         step = vec.step(policy(step.observations))
     expected = googl.close[start + length] / googl.close[start] / (1 + rate) - 1
     assert [info["episode_return"] for info in step.infos] == pytest.approx([expected] * 3)
+
+
+def _fixed_fee(traded_value):
+    """A user's cost model: 0.0001 per step, traded or not, plus 10 basis points."""
+    return 0.0001 + 0.001 * traded_value.sum(axis=1)
+
+
+@pytest.mark.parametrize(
+    "cost_model",
+    [
+        ProportionalCost(0.001),
+        HalfSpreadCost(0.0004),
+        SquareRootImpact(daily_volume=5.0),
+        _fixed_fee,
+    ],
+)
+def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(googl, cost_model):
+    kwargs = {"prices": googl.close, "episode_length": 150, "allow_short": True}
+    fast, array = (TradingEnv(cost_model=cost_model, **kwargs) for _ in range(2))
+    array._model = array._make_model(1)  # the array model with num_envs=1
+    actions = np.random.default_rng(4).integers(-1, 2, size=400)
+    for env in (fast, array):
+        env.reset(seed=0, options={"start": 1000})
+    for action in actions:
+        one, other = fast.step(action), FinanceEnv.step(array, action)
+        np.testing.assert_array_equal(one.observation, other.observation)
+        assert (one.reward, one.terminated, one.truncated) == (
+            other.reward,
+            other.terminated,
+            other.truncated,
+        )
+        assert one.info == other.info and type(one.info["price"]) is type(other.info["price"])
+        assert (fast.equity, fast.position, fast.price) == (
+            array.equity,
+            array.position,
+            array.price,
+        )
+        if one.done:
+            assert one.info == other.info and "sharpe" in one.info
+            first, second = fast.reset(seed=1), array.reset(seed=1)
+            assert first.info == second.info
+
+
+def test_stepping_past_the_end_of_an_episode_is_an_error():
+    env = TradingEnv(episode_length=2)
+    vec = TradingVecEnv(2, episode_length=2, autoreset=False)
+    env.reset(seed=0)
+    vec.reset(seed=0)
+    for _ in range(2):
+        env.step(0)
+        vec.step(np.zeros(2, int))
+    with pytest.raises(ValueError, match="call reset"):
+        env.step(0)
+    with pytest.raises(ValueError, match="call reset"):
+        vec.step(np.zeros(2, int))

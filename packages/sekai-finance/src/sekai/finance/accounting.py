@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["RUIN", "Account"]
+__all__ = ["RUIN", "Account", "check_costs", "size_one"]
 
 RUIN = 1e-9
 """Equity at or below this (starting equity is 1.0) ends the episode: the account is ruined."""
@@ -88,6 +88,33 @@ class Account:
         shares = target / prices
         self.shares = shares if keep is None else np.where(keep[:, None], self.shares, shares)
         return cost, traded.sum(axis=1)
+
+
+def size_one(
+    equity: float, holdings: float, weight: float, cost_of: Callable[[float], float]
+) -> tuple[float, float, float]:
+    """:meth:`Account.trade_to` for one account in one asset, with Python floats and the same
+    operations in the same order (the single envs' fast path; a test proves they agree).
+    Returns ``(target holding, cost, traded value)``."""
+    tolerance = _TOLERANCE * equity
+    previous_net = equity
+    previous_f = cost_of(abs(weight * previous_net - holdings))
+    net = equity - previous_f
+    for _ in range(_MAX_ROUNDS):
+        target = weight * net
+        traded = abs(target - holdings)
+        cost = cost_of(traded)
+        f = net + cost - equity
+        if abs(f) <= tolerance:
+            return target, cost, traded
+        step = net - previous_net
+        slope = (f - previous_f) / step if step != 0.0 else 1.0
+        previous_net, previous_f = net, f
+        net = net - f / slope
+    raise ValueError(
+        "sizing a trade net of its cost did not converge: the cost model's marginal rate "
+        "must stay below 1 (a trade must not cost more than its value)"
+    )
 
 
 def check_costs(cost: np.ndarray, num_envs: int) -> None:

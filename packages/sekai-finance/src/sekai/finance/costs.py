@@ -40,6 +40,11 @@ class ProportionalCost:
     def __call__(self, traded_value: np.ndarray) -> np.ndarray:
         return self.rate * traded_value.sum(axis=-1)
 
+    def cost_of_one(self, value: float) -> float:
+        """The cost of one trade of ``value``, with the operations of ``__call__``: the
+        single envs' scalar fast path uses it."""
+        return self.rate * value
+
     def __repr__(self) -> str:
         return f"ProportionalCost({self.rate})"
 
@@ -52,6 +57,10 @@ class HalfSpreadCost:
 
     def __call__(self, traded_value: np.ndarray) -> np.ndarray:
         return 0.5 * self.spread * traded_value.sum(axis=-1)
+
+    def cost_of_one(self, value: float) -> float:
+        """The cost of one trade of ``value``, with the operations of ``__call__``."""
+        return 0.5 * self.spread * value
 
     def __repr__(self) -> str:
         return f"HalfSpreadCost({self.spread})"
@@ -80,6 +89,11 @@ class SquareRootImpact:
         scale = self.coefficient * self.volatility / math.sqrt(self.daily_volume)
         return scale * (traded_value * np.sqrt(traded_value)).sum(axis=-1)
 
+    def cost_of_one(self, value: float) -> float:
+        """The cost of one trade of ``value``, with the operations of ``__call__``."""
+        scale = self.coefficient * self.volatility / math.sqrt(self.daily_volume)
+        return scale * (value * math.sqrt(value))
+
     def __repr__(self) -> str:
         return (
             f"SquareRootImpact(coefficient={self.coefficient}, volatility={self.volatility}, "
@@ -96,6 +110,10 @@ def check_cost(name: str, value: object) -> float:
         raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
     return number
 
+
+SCALAR_COST_MODELS = (ProportionalCost, HalfSpreadCost, SquareRootImpact)
+"""The cost models with a ``cost_of_one`` scalar form (exact types: a subclass may change
+``__call__``)."""
 
 DEFAULT_TRANSACTION_COST = 0.001
 """10 basis points of every traded value: the envs' default ``transaction_cost``."""

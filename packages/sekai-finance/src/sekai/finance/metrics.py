@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["METRIC_KEYS", "EpisodeMetrics"]
+__all__ = ["METRIC_KEYS", "EpisodeMetrics", "ScalarEpisodeMetrics"]
 
 METRIC_KEYS = ("episode_return", "sharpe", "max_drawdown", "turnover")
 
@@ -71,3 +71,30 @@ class EpisodeMetrics:
             key: np.ma.MaskedArray(value, mask)
             for key, value in self.summary(periods_per_year).items()
         }
+
+
+class ScalarEpisodeMetrics:
+    """:class:`EpisodeMetrics` of one env in Python floats, for single envs' scalar fast paths:
+    :meth:`update` does the same operations in the same order, and :meth:`summary` uses
+    :meth:`EpisodeMetrics.summary` itself, so the figures agree exactly."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.steps = 0
+        self.log_return = self.sum_squares = self.peak = self.drawdown = self.turnover = 0.0
+
+    def update(self, log_return: float, turnover: float) -> None:
+        self.steps += 1
+        self.log_return += log_return
+        self.sum_squares += log_return * log_return
+        self.peak = max(self.peak, self.log_return)
+        self.drawdown = max(self.drawdown, self.peak - self.log_return)
+        self.turnover += turnover
+
+    def summary(self, periods_per_year: float) -> dict[str, float]:
+        arrays = EpisodeMetrics(1)
+        for name in ("steps", "log_return", "sum_squares", "peak", "drawdown", "turnover"):
+            getattr(arrays, name)[0] = getattr(self, name)
+        return {key: value.item() for key, value in arrays.summary(periods_per_year).items()}

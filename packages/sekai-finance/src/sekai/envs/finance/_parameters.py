@@ -19,17 +19,17 @@ class ReadOnly:
     def __init__(self, reason: str, value: Any = None) -> None:
         self.reason = reason
         self.value = value
-        self.name = ""
+        self.name = self.key = ""
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
+        self.name, self.key = name, "_" + name
 
     def __get__(self, obj: object, owner: type | None = None) -> Any:
         if self.value is not None:
             return self.value
         if obj is None:
             return self
-        return obj.__dict__["_" + self.name]
+        return obj.__dict__[self.key]
 
     def __set__(self, obj: object, value: Any) -> None:
         raise AttributeError(
@@ -43,18 +43,18 @@ class Parameter:
 
     def __init__(self, check: Callable[[Any], Any]) -> None:
         self.check = check
-        self.name = ""
+        self.name = self.key = ""
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
+        self.name, self.key = name, "_" + name
 
     def __get__(self, obj: object, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        return obj.__dict__["_" + self.name]
+        return obj.__dict__[self.key]
 
     def __set__(self, obj: object, value: Any) -> None:
-        obj.__dict__["_" + self.name] = self.check(value)
+        obj.__dict__[self.key] = self.check(value)
 
 
 def check_int(name: str, value: Any, minimum: int) -> int:

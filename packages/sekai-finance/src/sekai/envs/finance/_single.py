@@ -69,13 +69,18 @@ class FinanceEnv(Env[np.ndarray, Any]):
         if render_mode not in (None, "ansi"):
             raise ValueError(f'render_mode must be None or "ansi", got {render_mode!r}')
         self.render_mode = render_mode
-        self._model = self._make_model(1)
-        self._line = ""
+        self._model = self._make_one_model()
+        self._last: tuple[dict[str, Any], float | None] = ({}, None)
         self._indices = np.zeros(1, dtype=np.int64)
 
     def _make_model(self, num_envs: int) -> MarketModel:
         """The market model for ``num_envs`` envs, reading its parameters from ``self``."""
         raise NotImplementedError
+
+    def _make_one_model(self) -> MarketModel:
+        """The model this single env drives: the array model with ``num_envs=1``. A subclass
+        may return a scalar form of it instead, with a test proving they agree exactly."""
+        return self._make_model(1)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -84,27 +89,36 @@ class FinanceEnv(Env[np.ndarray, Any]):
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
         info = _row(self._model.reset(self._indices, [options], self.rng))
-        self._line = _describe(info)
+        self._last = (info, None)
         return ResetResult(self._model.observe()[0], info)
 
     def step(self, action: Any) -> StepResult:
         rewards, terminated, truncated, infos = self._model.step(np.asarray([action]), self.rng)
-        info = _row(infos)
-        reward = float(rewards[0])
-        self._line = f"{_describe(info)} reward={reward:+.6f}"
-        return StepResult(
-            self._model.observe()[0], reward, bool(terminated[0]), bool(truncated[0]), info
+        result = StepResult(
+            self._model.observe()[0],
+            float(rewards[0]),
+            bool(terminated[0]),
+            bool(truncated[0]),
+            _row(infos),
         )
+        self._last = (result.info, result.reward)
+        return result
 
     def render(self) -> str | None:
         """``render_mode="ansi"``: one line with the last step's figures; else None."""
-        return self._line if self.render_mode == "ansi" else None
+        if self.render_mode != "ansi":
+            return None
+        info, reward = self._last
+        return _describe(info) if reward is None else f"{_describe(info)} reward={reward:+.6f}"
 
 
 def _state_scalar(name: str) -> Callable[[FinanceEnv], Any]:
     def read(env: FinanceEnv) -> Any:
-        value = getattr(env._model, name)[0]
-        return value.item() if np.ndim(value) == 0 else value.copy()
+        value = getattr(env._model, name)
+        if isinstance(value, np.ndarray):  # the array model's state: env 0's row
+            value = value[0]
+            return value.item() if value.ndim == 0 else value.copy()
+        return value  # a scalar model's Python scalar
 
     return read
 

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from sekai.core import StepResult
 from sekai.envs.finance._parameters import (
     Parameter,
     ReadOnly,
@@ -19,7 +20,7 @@ from sekai.envs.finance._single import FinanceEnv, MarketModel
 from sekai.finance.costs import CostModel, resolve_costs
 from sekai.finance.history import log_returns, price_history
 from sekai.finance.samplers import EpisodeSampler, resolve_sampler
-from sekai.finance.trading import TradingModel
+from sekai.finance.trading import TradingModel, TradingModelOne
 from sekai.spaces import Box, Discrete
 
 
@@ -109,6 +110,15 @@ class TradingEnv(FinanceEnv):
 
     def _make_model(self, num_envs: int) -> MarketModel:
         return TradingModel(self, num_envs)
+
+    def _make_one_model(self) -> TradingModelOne:
+        return TradingModelOne(self)
+
+    def step(self, action: Any) -> StepResult:
+        """The scalar fast path of :class:`~sekai.finance.trading.TradingModelOne`."""
+        result: StepResult = self._model.step_one(action)  # type: ignore[attr-defined]
+        self._last = (result.info, result.reward)
+        return result
 
 
 @functools.cache
