@@ -215,15 +215,7 @@ def anytrading_single(prices: np.ndarray, window: int) -> Iterator[Step]:
     env = gymnasium.make(
         "stocks-v0", df=df, window_size=window, frame_bound=(window, len(prices))
     ).unwrapped
-    env.reset(seed=0)
-
-    def step(actions: np.ndarray) -> None:
-        for action in actions.tolist():
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                env.reset()
-
-    yield step
+    yield _gymnasium_steps(env)
 
 
 @contextlib.contextmanager
@@ -235,6 +227,11 @@ def trading_env_single(prices: np.ndarray, window: int) -> Iterator[Step]:
     df["feature_return"] = df["close"].pct_change()
     df = df.dropna()
     env = TradingEnv(df=df, positions=[0, 1], windows=window, trading_fees=0.001, verbose=0)
+    yield _gymnasium_steps(env)
+
+
+def _gymnasium_steps(env: Any) -> Step:
+    """Step a gymnasium env through a batch of int actions, resetting at episode ends."""
     env.reset(seed=0)
 
     def step(actions: np.ndarray) -> None:
@@ -243,7 +240,7 @@ def trading_env_single(prices: np.ndarray, window: int) -> Iterator[Step]:
             if terminated or truncated:
                 env.reset()
 
-    yield step
+    return step
 
 
 def singles(seconds: float, rounds: int) -> None:
