@@ -172,9 +172,8 @@ def _rss_mb() -> tuple[float, float]:
 
 
 def memory(num_envs: int, bars: int, steps: int) -> None:
-    gc.collect()
-    before, _ = _rss_mb()
     history = 100 * np.exp(np.cumsum(np.random.default_rng(0).normal(0, 0.01, bars)))
+    gc.collect()
     with_history, _ = _rss_mb()
     vec = sekai.make_vec("Trading-v0", num_envs, prices=history)
     rng = np.random.default_rng(1)
@@ -182,7 +181,7 @@ def memory(num_envs: int, bars: int, steps: int) -> None:
     for _ in range(steps):
         vec.step(rng.integers(0, 2, size=num_envs))
     after, peak = _rss_mb()
-    history_mb = with_history - before
+    history_mb = history.nbytes / 2**20
     print(f"(d) Trading-v0, {num_envs:,} native sub-envs on {bars:,} bars, {steps:,} steps")
     print(f"  history (prices array)             {history_mb:>8.1f} MB")
     print(f"  RSS added beyond the history, now  {after - with_history:>8.1f} MB")

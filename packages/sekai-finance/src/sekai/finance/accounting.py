@@ -67,7 +67,6 @@ class Account:
 
         previous_net = equity
         previous_f, target, traded = residual(previous_net)  # the residual at equity: the cost
-        check_costs(previous_f, len(equity))
         net = equity - previous_f
         for _ in range(_MAX_ROUNDS):
             cost, target, traded = residual(net)
