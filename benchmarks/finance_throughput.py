@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _timing import Step, race
+from _timing import Step, race, rate
 
 import sekai
 
@@ -54,8 +54,9 @@ DEFAULT_TARGET_AT_1024 = 30.0
 def _print(title: str, best: dict[str, float], reference: str) -> None:
     print(title)
     print(f"  {'backend':<46} {'steps/s':>12} {'ratio':>8}")
-    for name, rate in best.items():
-        print(f"  {name:<46} {rate:>12,.0f} {rate / best[reference]:>7.2f}x")
+    for name, steps_per_second in best.items():
+        ratio = steps_per_second / best[reference]
+        print(f"  {name:<46} {steps_per_second:>12,.0f} {ratio:>7.2f}x")
     print()
 
 
@@ -162,6 +163,19 @@ def bare_portfolio(num_envs: int) -> Iterator[Step]:
         return observations, rewards, truncated
 
     yield step
+
+
+# -- (c) scaling ------------------------------------------------------------------------------
+def scaling(env_id: str, sizes: list[int], seconds: float, rounds: int) -> list[float]:
+    """Native steps/s at each size; the sizes take turns within every round, as in race()."""
+    best = [0.0] * len(sizes)
+    with contextlib.ExitStack() as stack:
+        steps = [stack.enter_context(vector(env_id, n, "native")) for n in sizes]
+        actions = [random_actions(env_id, n, max(2, 4096 // n)) for n in sizes]
+        for _ in range(rounds):
+            for k, (step, batch) in enumerate(zip(steps, actions, strict=True)):
+                best[k] = max(best[k], rate(step, batch, seconds))
+    return best
 
 
 # -- (d) memory ---------------------------------------------------------------------------------
@@ -333,14 +347,8 @@ def main() -> None:
     print("(c) native steps/s by number of sub-envs")
     print(f"  {'env':<24}" + "".join(f"{n:>12,}" for n in sizes))
     for env_id in ids:
-        rates = []
-        for num_envs in sizes:
-            actions = random_actions(env_id, num_envs, max(2, 4096 // num_envs))
-            best = race(
-                {"native": vector(env_id, num_envs, "native")}, actions, args.seconds, rounds
-            )
-            rates.append(best["native"])
-        print(f"  {env_id:<24}" + "".join(f"{rate:>12,.0f}" for rate in rates))
+        rates = scaling(env_id, sizes, args.seconds, rounds)
+        print(f"  {env_id:<24}" + "".join(f"{r:>12,.0f}" for r in rates))
     print()
 
     memory(16384, 1_000_000, 1000)
