@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _timing import Step, race
+from _timing import Step, race, rate
 
 import sekai
 
@@ -54,8 +54,9 @@ DEFAULT_TARGET_AT_1024 = 30.0
 def _print(title: str, best: dict[str, float], reference: str) -> None:
     print(title)
     print(f"  {'backend':<46} {'steps/s':>12} {'ratio':>8}")
-    for name, rate in best.items():
-        print(f"  {name:<46} {rate:>12,.0f} {rate / best[reference]:>7.2f}x")
+    for name, steps_per_second in best.items():
+        ratio = steps_per_second / best[reference]
+        print(f"  {name:<46} {steps_per_second:>12,.0f} {ratio:>7.2f}x")
     print()
 
 
@@ -164,6 +165,19 @@ def bare_portfolio(num_envs: int) -> Iterator[Step]:
     yield step
 
 
+# -- (c) scaling ------------------------------------------------------------------------------
+def scaling(env_id: str, sizes: list[int], seconds: float, rounds: int) -> list[float]:
+    """Native steps/s at each size; the sizes take turns within every round, as in race()."""
+    best = [0.0] * len(sizes)
+    with contextlib.ExitStack() as stack:
+        steps = [stack.enter_context(vector(env_id, n, "native")) for n in sizes]
+        actions = [random_actions(env_id, n, max(2, 4096 // n)) for n in sizes]
+        for _ in range(rounds):
+            for k, (step, batch) in enumerate(zip(steps, actions, strict=True)):
+                best[k] = max(best[k], rate(step, batch, seconds))
+    return best
+
+
 # -- (d) memory ---------------------------------------------------------------------------------
 def _rss_mb() -> tuple[float, float]:
     """(current, peak) resident set size of this process in MB, from /proc."""
@@ -172,9 +186,8 @@ def _rss_mb() -> tuple[float, float]:
 
 
 def memory(num_envs: int, bars: int, steps: int) -> None:
-    gc.collect()
-    before, _ = _rss_mb()
     history = 100 * np.exp(np.cumsum(np.random.default_rng(0).normal(0, 0.01, bars)))
+    gc.collect()
     with_history, _ = _rss_mb()
     vec = sekai.make_vec("Trading-v0", num_envs, prices=history)
     rng = np.random.default_rng(1)
@@ -182,7 +195,7 @@ def memory(num_envs: int, bars: int, steps: int) -> None:
     for _ in range(steps):
         vec.step(rng.integers(0, 2, size=num_envs))
     after, peak = _rss_mb()
-    history_mb = with_history - before
+    history_mb = history.nbytes / 2**20
     print(f"(d) Trading-v0, {num_envs:,} native sub-envs on {bars:,} bars, {steps:,} steps")
     print(f"  history (prices array)             {history_mb:>8.1f} MB")
     print(f"  RSS added beyond the history, now  {after - with_history:>8.1f} MB")
@@ -215,15 +228,7 @@ def anytrading_single(prices: np.ndarray, window: int) -> Iterator[Step]:
     env = gymnasium.make(
         "stocks-v0", df=df, window_size=window, frame_bound=(window, len(prices))
     ).unwrapped
-    env.reset(seed=0)
-
-    def step(actions: np.ndarray) -> None:
-        for action in actions.tolist():
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                env.reset()
-
-    yield step
+    yield _gymnasium_steps(env)
 
 
 @contextlib.contextmanager
@@ -235,6 +240,11 @@ def trading_env_single(prices: np.ndarray, window: int) -> Iterator[Step]:
     df["feature_return"] = df["close"].pct_change()
     df = df.dropna()
     env = TradingEnv(df=df, positions=[0, 1], windows=window, trading_fees=0.001, verbose=0)
+    yield _gymnasium_steps(env)
+
+
+def _gymnasium_steps(env: Any) -> Step:
+    """Step a gymnasium env through a batch of int actions, resetting at episode ends."""
     env.reset(seed=0)
 
     def step(actions: np.ndarray) -> None:
@@ -243,7 +253,7 @@ def trading_env_single(prices: np.ndarray, window: int) -> Iterator[Step]:
             if terminated or truncated:
                 env.reset()
 
-    yield step
+    return step
 
 
 def singles(seconds: float, rounds: int) -> None:
@@ -337,14 +347,8 @@ def main() -> None:
     print("(c) native steps/s by number of sub-envs")
     print(f"  {'env':<24}" + "".join(f"{n:>12,}" for n in sizes))
     for env_id in ids:
-        rates = []
-        for num_envs in sizes:
-            actions = random_actions(env_id, num_envs, max(2, 4096 // num_envs))
-            best = race(
-                {"native": vector(env_id, num_envs, "native")}, actions, args.seconds, rounds
-            )
-            rates.append(best["native"])
-        print(f"  {env_id:<24}" + "".join(f"{rate:>12,.0f}" for rate in rates))
+        rates = scaling(env_id, sizes, args.seconds, rounds)
+        print(f"  {env_id:<24}" + "".join(f"{r:>12,.0f}" for r in rates))
     print()
 
     memory(16384, 1_000_000, 1000)

@@ -197,3 +197,22 @@ def test_equal_weight_and_buy_and_hold_match_their_closed_forms(two_assets):
         assert [info["final_info"]["wealth"] for info in step.infos] == pytest.approx(
             [expected] * 2, rel=tolerance
         )
+
+
+def test_nothing_observed_at_or_before_t_depends_on_prices_after_t(two_assets):
+    start, t = 300, 320
+    perturbed = two_assets.copy()
+    perturbed[t + 1 :] *= np.random.default_rng(0).uniform(0.5, 1.5, perturbed[t + 1 :].shape)
+    space = PortfolioWeights(2)
+    space.seed(0)
+    actions = [space.sample() for _ in range(40)]
+    runs = []
+    for prices in (two_assets, perturbed):
+        env = PortfolioEnv(prices=prices, lookback=5)
+        runs.append([env.reset(seed=0, options={"start": start})] + [env.step(a) for a in actions])
+    for k in range(t - start + 1):  # the reset and the steps arriving at bars start+1 .. t
+        np.testing.assert_array_equal(runs[0][k].observation, runs[1][k].observation)
+        assert runs[0][k].info["wealth"] == runs[1][k].info["wealth"]
+    assert not np.array_equal(
+        runs[0][t - start + 1].observation, runs[1][t - start + 1].observation
+    )

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["RUIN", "Account", "check_costs", "size_one"]
+__all__ = ["RUIN", "Account", "check_costs", "settle", "size_one"]
 
 RUIN = 1e-9
 """Equity at or below this (starting equity is 1.0) ends the episode: the account is ruined."""
@@ -67,7 +67,6 @@ class Account:
 
         previous_net = equity
         previous_f, target, traded = residual(previous_net)  # the residual at equity: the cost
-        check_costs(previous_f, len(equity))
         net = equity - previous_f
         for _ in range(_MAX_ROUNDS):
             cost, target, traded = residual(net)
@@ -88,6 +87,12 @@ class Account:
         shares = target / prices
         self.shares = shares if keep is None else np.where(keep[:, None], self.shares, shares)
         return cost, traded.sum(axis=1)
+
+
+def settle(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A step's rewards ``log(after / before)`` of equity, net of costs, with ``after`` floored
+    at :data:`RUIN`, and which accounts are ruined (their episode terminates)."""
+    return np.log(np.maximum(after, RUIN) / before), after <= RUIN
 
 
 def size_one(

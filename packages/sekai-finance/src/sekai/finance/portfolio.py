@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai.finance.accounting import RUIN, Account
+from sekai.finance.accounting import Account, settle
 from sekai.finance.history import EpisodeStarts, check_options
 from sekai.finance.metrics import EpisodeMetrics
 from sekai.finance.weights import check_weights
@@ -119,8 +119,7 @@ class PortfolioModel:
             self.price = self.history[self.timestamp]
         holdings = self.account.shares * self.price
         wealth = self.account.cash + holdings.sum(axis=1)
-        terminated = wealth <= RUIN
-        rewards = np.log(np.maximum(wealth, RUIN) / self.wealth)
+        rewards, terminated = settle(self.wealth, wealth)
         self.metrics.update(rewards, traded / self.wealth)
         self.wealth = wealth
         weights = np.empty_like(self.weights)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import StepResult
-from sekai.finance.accounting import RUIN, Account, check_costs, size_one
+from sekai.finance.accounting import RUIN, Account, check_costs, settle, size_one
 from sekai.finance.costs import SCALAR_COST_MODELS
 from sekai.finance.history import EpisodeStarts
 from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
@@ -96,8 +96,7 @@ class TradingModel:
         self.timestamp += 1
         self.price = self.history[self.timestamp]
         equity = self.account.equity(self.price[:, None])
-        terminated = equity <= RUIN
-        rewards = np.log(np.maximum(equity, RUIN) / self.equity)
+        rewards, terminated = settle(self.equity, equity)
         self.metrics.update(rewards, traded / self.equity)
         self.equity = equity
         self.position = target

@@ -63,12 +63,8 @@ class PortfolioWeights(Box):
     def contains(self, x: Any) -> bool:
         if not super().contains(x):
             return False
-        return (
-            _first_bad_row(
-                np.asarray(x, dtype=np.float64).reshape(-1, self.n_assets + 1), self.max_leverage
-            )
-            is None
-        )
+        rows = np.asarray(x, dtype=np.float64).reshape(-1, self.n_assets + 1)
+        return _first_bad_row(rows, rows.sum(axis=1), self.max_leverage) is None
 
     def to_jsonable(self) -> dict[str, Any]:
         return {
@@ -119,17 +115,19 @@ def check_weights(actions: np.ndarray, n_assets: int, max_leverage: float | None
             f"expected weights of shape (num_envs, {n_assets + 1}) ({n_assets} assets and "
             f"cash), got shape {weights.shape}"
         )
-    bad = _first_bad_row(weights, max_leverage)
+    total = weights.sum(axis=1)
+    bad = _first_bad_row(weights, total, max_leverage)
     if bad is not None:
         row, reason = bad
         raise ValueError(
             f"action {np.asarray(actions)[row].tolist()!r} is not valid portfolio weights: {reason}"
         )
-    return weights / weights.sum(axis=1, keepdims=True)
+    return weights / total[:, None]
 
 
-def _first_bad_row(weights: np.ndarray, max_leverage: float | None) -> tuple[int, str] | None:
-    total = weights.sum(axis=1)
+def _first_bad_row(
+    weights: np.ndarray, total: np.ndarray, max_leverage: float | None
+) -> tuple[int, str] | None:
     if max_leverage is None:
         bound = weights.min(axis=1) >= 0.0
         rule = "long-only weights must be non-negative (allow_short=False)"

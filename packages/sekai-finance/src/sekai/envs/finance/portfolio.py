@@ -6,24 +6,23 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from sekai.envs.finance._history_env import HistoryEnv
 from sekai.envs.finance._parameters import (
     Parameter,
     ReadOnly,
-    check_bool,
-    check_cost_model,
     check_float,
     check_int,
 )
-from sekai.envs.finance._single import FinanceEnv, MarketModel
-from sekai.finance.costs import CostModel, resolve_costs
+from sekai.envs.finance._single import MarketModel
+from sekai.finance.costs import CostModel
 from sekai.finance.history import log_returns, price_history
 from sekai.finance.portfolio import PortfolioModel
-from sekai.finance.samplers import EpisodeSampler, resolve_sampler
+from sekai.finance.samplers import EpisodeSampler
 from sekai.finance.weights import PortfolioWeights
 from sekai.spaces import Box
 
 
-class PortfolioEnv(FinanceEnv):
+class PortfolioEnv(HistoryEnv):
     """Target weights of ``n_assets`` assets and cash each step; see
     :mod:`sekai.finance.portfolio` for the model.
 
@@ -51,35 +50,19 @@ class PortfolioEnv(FinanceEnv):
     """
 
     parameters: ClassVar[tuple[str, ...]] = (
-        "metadata",
+        *HistoryEnv.parameters,
         "n_assets",
-        "prices",
         "mu",
         "sigma",
         "correlation",
         "dt",
-        "lookback",
-        "episode_length",
-        "sampler",
-        "transaction_cost",
-        "cost_model",
-        "allow_short",
         "max_leverage",
-        "periods_per_year",
     )
     state_attributes: ClassVar[tuple[str, ...]] = ("wealth", "weights", "price", "timestamp")
 
     n_assets = ReadOnly("it fixes the spaces' shapes")
-    prices = ReadOnly("the price history is data every sub-env shares")
-    lookback = ReadOnly("it fixes the observation's shape")
-    episode_length = ReadOnly("it fixes where episodes can start")
-    allow_short = ReadOnly("it fixes the action space")
     max_leverage = ReadOnly("it fixes the action space")
-    transaction_cost = ReadOnly("set cost_model (e.g. ProportionalCost(rate)) instead")
-    sampler = Parameter(resolve_sampler)
-    cost_model = Parameter(check_cost_model)
     dt = Parameter(lambda value: _positive("dt", value))
-    periods_per_year = Parameter(lambda value: check_float("periods_per_year", value, 1.0))
 
     def __init__(
         self,
@@ -100,8 +83,15 @@ class PortfolioEnv(FinanceEnv):
         periods_per_year: float = 252.0,
         render_mode: str | None = None,
     ) -> None:
-        self._lookback = check_int("lookback", lookback, 1)
-        self._episode_length = check_int("episode_length", episode_length, 1)
+        self._set_shared_parameters(
+            lookback,
+            episode_length,
+            sampler,
+            transaction_cost,
+            cost_model,
+            allow_short,
+            periods_per_year,
+        )
         if prices is None:
             self._n_assets = check_int("n_assets", 5 if n_assets is None else n_assets, 1)
             self._prices: np.ndarray | None = None
@@ -115,15 +105,11 @@ class PortfolioEnv(FinanceEnv):
                 raise ValueError(
                     f"n_assets={n_assets!r} but prices has {self._n_assets} columns (assets)"
                 )
-        self._allow_short = check_bool("allow_short", allow_short)
         self._max_leverage = _positive("max_leverage", max_leverage)
         self.mu = mu
         self.sigma = sigma
         self.correlation = correlation
         self.dt = dt
-        self.cost_model, self._transaction_cost = resolve_costs(cost_model, transaction_cost)
-        self.sampler = sampler
-        self.periods_per_year = periods_per_year
         size = (self._lookback + 1) * self._n_assets + 1
         self.observation_space = Box(-np.inf, np.inf, shape=(size,))
         self.action_space = PortfolioWeights(

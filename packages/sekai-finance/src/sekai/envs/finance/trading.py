@@ -8,23 +8,16 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sekai.core import StepResult
-from sekai.envs.finance._parameters import (
-    Parameter,
-    ReadOnly,
-    check_bool,
-    check_cost_model,
-    check_float,
-    check_int,
-)
-from sekai.envs.finance._single import FinanceEnv, MarketModel
-from sekai.finance.costs import CostModel, resolve_costs
+from sekai.envs.finance._history_env import HistoryEnv
+from sekai.envs.finance._single import MarketModel
+from sekai.finance.costs import CostModel
 from sekai.finance.history import log_returns, price_history
-from sekai.finance.samplers import EpisodeSampler, resolve_sampler
+from sekai.finance.samplers import EpisodeSampler
 from sekai.finance.trading import TradingModel, TradingModelOne
 from sekai.spaces import Box, Discrete
 
 
-class TradingEnv(FinanceEnv):
+class TradingEnv(HistoryEnv):
     """One asset, a target position each bar; see :mod:`sekai.finance.trading` for the model.
 
     Parameters (equity starts at 1.0; money amounts are in those units):
@@ -51,27 +44,7 @@ class TradingEnv(FinanceEnv):
     also ``episode_return``, ``sharpe``, ``max_drawdown``, ``turnover``.
     """
 
-    parameters: ClassVar[tuple[str, ...]] = (
-        "metadata",
-        "prices",
-        "lookback",
-        "episode_length",
-        "sampler",
-        "transaction_cost",
-        "cost_model",
-        "allow_short",
-        "periods_per_year",
-    )
     state_attributes: ClassVar[tuple[str, ...]] = ("equity", "position", "price", "timestamp")
-
-    prices = ReadOnly("the price history is data every sub-env shares")
-    lookback = ReadOnly("it fixes the observation's shape")
-    episode_length = ReadOnly("it fixes where episodes can start")
-    allow_short = ReadOnly("it fixes the action space")
-    transaction_cost = ReadOnly("set cost_model (e.g. ProportionalCost(rate)) instead")
-    sampler = Parameter(resolve_sampler)
-    cost_model = Parameter(check_cost_model)
-    periods_per_year = Parameter(lambda value: check_float("periods_per_year", value, 1.0))
 
     def __init__(
         self,
@@ -86,8 +59,15 @@ class TradingEnv(FinanceEnv):
         periods_per_year: float = 252.0,
         render_mode: str | None = None,
     ) -> None:
-        self._lookback = check_int("lookback", lookback, 1)
-        self._episode_length = check_int("episode_length", episode_length, 1)
+        self._set_shared_parameters(
+            lookback,
+            episode_length,
+            sampler,
+            transaction_cost,
+            cost_model,
+            allow_short,
+            periods_per_year,
+        )
         minimum = self._lookback + self._episode_length + 1
         self._prices = (
             _synthetic_prices()
@@ -100,10 +80,6 @@ class TradingEnv(FinanceEnv):
                 f"{minimum} bars, but the default prices have {len(self._prices)}; pass prices="
             )
         self._returns = _returns_of(self._prices)
-        self._allow_short = check_bool("allow_short", allow_short)
-        self.cost_model, self._transaction_cost = resolve_costs(cost_model, transaction_cost)
-        self.sampler = sampler
-        self.periods_per_year = periods_per_year
         self.observation_space = Box(-np.inf, np.inf, shape=(self._lookback + 1,))
         self.action_space = Discrete(3, start=-1) if self._allow_short else Discrete(2)
         super().__init__(render_mode)
