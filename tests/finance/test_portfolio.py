@@ -216,3 +216,22 @@ def test_nothing_observed_at_or_before_t_depends_on_prices_after_t(two_assets):
     assert not np.array_equal(
         runs[0][t - start + 1].observation, runs[1][t - start + 1].observation
     )
+
+
+def test_with_shorts_and_leverage_the_accounting_still_holds():
+    from sekai.env_checker import check_env
+
+    env = PortfolioEnv(allow_short=True, max_leverage=2.0, episode_length=100)
+    check_env(env)
+    env.action_space.seed(1)
+    env.reset(seed=1)
+    rewards, step = [], None
+    while step is None or not step.done:
+        step = env.step(env.action_space.sample())
+        rewards.append(step.reward)
+        gross = np.abs(step.info["weights"][:-1]).sum()
+        assert step.info["cost"] >= 0 and gross < 3.0
+    assert sum(rewards) == pytest.approx(np.log(step.info["wealth"]), abs=1e-12)
+    with pytest.raises(ValueError, match=r"max_leverage=2\.0"):
+        env.reset(seed=0)
+        env.step(np.array([1.5, -1.0, 0.0, 0.0, 0.0, 0.5]))
