@@ -113,3 +113,14 @@ def test_single_envs_do_not_import_sekai_vector():
         " assert 'sekai.vector' not in sys.modules, 'sekai.vector was imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_proc_carries_the_same_read_only_error_back():
+    with sekai.make_vec(
+        "Trading-v0", 2, vectorization_mode="proc", vector_kwargs={"num_workers": 1}
+    ) as vec:
+        with pytest.raises(sekai.VecEnvWorkerError, match="lookback is read-only") as caught:
+            vec.set_attr("lookback", 3)
+        assert caught.value.exc_type == "AttributeError"
+        vec.set_attr("periods_per_year", 12.0)  # a changeable parameter reaches the workers
+        assert vec.get_attr("periods_per_year") == [12.0, 12.0]
