@@ -1,4 +1,5 @@
-"""Market building blocks shared by the finance envs: samplers, costs, data, metrics."""
+"""Market building blocks the finance envs share and users compose: samplers, cost models,
+data loading, episode metrics, baselines, the order book and its order flow."""
 
 from sekai.finance.baselines import BuyAndHold, EqualWeight
 from sekai.finance.costs import (
@@ -9,23 +10,44 @@ from sekai.finance.costs import (
 )
 from sekai.finance.data import Bars, load_csv, load_parquet
 from sekai.finance.metrics import EpisodeMetrics
+from sekai.finance.order_book import BUY, PUBLIC, SELL, Order, OrderBook, Trade
+from sekai.finance.order_flow import (
+    CANCEL,
+    LIMIT,
+    MARKET,
+    ContStoikovTalreja,
+    FlowEvents,
+    simulate_flow,
+)
 from sekai.finance.samplers import DateRange, EpisodeSampler, RandomStart, SequentialStart
 from sekai.finance.weights import PortfolioWeights
 
 __all__ = [
+    "BUY",
+    "CANCEL",
+    "LIMIT",
+    "MARKET",
+    "PUBLIC",
+    "SELL",
     "Bars",
     "BuyAndHold",
+    "ContStoikovTalreja",
     "CostModel",
     "DateRange",
     "EpisodeMetrics",
     "EpisodeSampler",
     "EqualWeight",
+    "FlowEvents",
     "HalfSpreadCost",
+    "Order",
+    "OrderBook",
     "PortfolioWeights",
     "ProportionalCost",
     "RandomStart",
     "SequentialStart",
     "SquareRootImpact",
+    "Trade",
     "load_csv",
     "load_parquet",
+    "simulate_flow",
 ]
