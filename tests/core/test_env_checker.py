@@ -452,3 +452,15 @@ def test_render_check_runs_only_when_asked() -> None:
     Renders.metadata = {"render_modes": ["human"]}
     with pytest.raises(AssertionError, match="should not be called"):
         check_env(Renders(), skip_render_check=False)
+
+
+@pytest.mark.parametrize("wrapper", [sekai.NormalizeObservation, sekai.NormalizeReward])
+def test_a_learning_normalizer_gets_the_advice_to_freeze_it(wrapper: Any) -> None:
+    env = sekai.ClipReward(wrapper(sekai.make("CartPole-v1")), -10.0, 10.0)
+    name = wrapper.__name__
+    with pytest.raises(EnvCheckError, match=f"update_running_mean = False on the {name}") as caught:
+        check_env(env, warn=False)
+    assert "_set_rng" not in str(caught.value)
+    frozen = wrapper(sekai.make("CartPole-v1"))
+    frozen.update_running_mean = False
+    check_env(frozen, warn=False)
