@@ -35,6 +35,7 @@ import numpy as np
 from _timing import Step, race, rate
 
 import sekai
+from sekai.registration import load_entry_point
 
 DATA = next(
     (
@@ -61,11 +62,14 @@ def _print(title: str, best: dict[str, float], reference: str) -> None:
 
 
 def native_ids() -> list[str]:
-    """Every registered finance env with a native vector version (so new ones join)."""
+    """Every registered single-agent finance env with a native vector version (so new ones
+    join); the multi-agent LimitOrderBook-v0 has a benchmark of its own."""
     return sorted(
         env_id
         for env_id, spec in sekai.registry.items()
-        if spec.distribution == "sekai-finance" and spec.vector_entry_point is not None
+        if spec.distribution == "sekai-finance"
+        and spec.vector_entry_point is not None
+        and issubclass(load_entry_point(spec.entry_point), sekai.Env)
     )
 
 

@@ -38,3 +38,20 @@ def eurusd(data_dir: Path) -> Bars:
 def history() -> np.ndarray:
     """The spec's 179-bar synthetic history."""
     return 100 * np.exp(np.cumsum(np.random.default_rng(0).normal(0.0, 0.01, 179)))
+
+
+@pytest.fixture
+def trading_vec_env() -> type:
+    """TradingVecEnv, imported by the test that asks: it needs sekai-vector, and the finance
+    tests also run where only sekai-core and sekai-finance are installed."""
+    from sekai.envs.finance.trading_vec import TradingVecEnv
+
+    return TradingVecEnv
+
+
+@pytest.fixture
+def portfolio_vec_env() -> type:
+    """PortfolioVecEnv, imported by the test that asks (it needs sekai-vector)."""
+    from sekai.envs.finance.portfolio_vec import PortfolioVecEnv
+
+    return PortfolioVecEnv

@@ -12,7 +12,10 @@ import pytest
 import sekai
 from sekai.cli import main
 from sekai.finance import ProportionalCost, SequentialStart
+from sekai.registration import load_entry_point
 from sekai.testing import check_registered_envs
+
+pytestmark = pytest.mark.needs("sekai-vector")
 
 READ_ONLY = ["lookback", "episode_length", "allow_short", "prices", "transaction_cost", "metadata"]
 
@@ -99,8 +102,14 @@ FINANCE_IDS = ("Trading-v0", "Portfolio-v0", "MarketMaking-v0", "OptimalExecutio
 
 
 def test_every_single_agent_finance_env_passes_check_env():
-    # LimitOrderBook-v0 is multi-agent, which check_env does not cover (tests/finance/lob has its own)
-    assert check_registered_envs(ids=FINANCE_IDS) == list(FINANCE_IDS)
+    ids = [
+        env_id
+        for env_id, spec in sekai.registry.items()
+        if spec.distribution == "sekai-finance"
+        and issubclass(load_entry_point(spec.entry_point), sekai.Env)
+    ]
+    assert set(FINANCE_IDS) <= set(ids)
+    assert check_registered_envs(ids=ids) == ids
 
 
 def test_sekai_list_marks_the_finance_envs_native(capsys):
@@ -120,3 +129,14 @@ def test_single_envs_do_not_import_sekai_vector():
         " assert 'sekai.vector' not in sys.modules, 'sekai.vector was imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_proc_carries_the_same_read_only_error_back():
+    with sekai.make_vec(
+        "Trading-v0", 2, vectorization_mode="proc", vector_kwargs={"num_workers": 1}
+    ) as vec:
+        with pytest.raises(sekai.VecEnvWorkerError, match="lookback is read-only") as caught:
+            vec.set_attr("lookback", 3)
+        assert caught.value.exc_type == "AttributeError"
+        vec.set_attr("periods_per_year", 12.0)  # a changeable parameter reaches the workers
+        assert vec.get_attr("periods_per_year") == [12.0, 12.0]

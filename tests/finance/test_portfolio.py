@@ -8,7 +8,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sekai.envs.finance.portfolio import PortfolioEnv
-from sekai.envs.finance.portfolio_vec import PortfolioVecEnv
 from sekai.finance.accounting import Account
 from sekai.finance.costs import SquareRootImpact
 from sekai.finance.weights import PortfolioWeights, check_weights
@@ -92,12 +91,15 @@ def test_all_cash_keeps_wealth_without_costs():
     assert {env.step(cash).info["wealth"] for _ in range(20)} == {1.0}
 
 
-def test_native_and_single_agree_exactly_on_a_history_and_with_sigma_zero(two_assets):
+@pytest.mark.needs("sekai-vector")
+def test_native_and_single_agree_exactly_on_a_history_and_with_sigma_zero(
+    two_assets, portfolio_vec_env
+):
     for kwargs, starts in (
         ({"prices": two_assets, "episode_length": 60}, [10, 900, 2000]),
         ({"n_assets": 3, "sigma": 0.0, "mu": [0.1, -0.2, 0.3], "episode_length": 60}, [10] * 3),
     ):
-        vec = PortfolioVecEnv(3, autoreset=False, **kwargs)
+        vec = portfolio_vec_env(3, autoreset=False, **kwargs)
         space = vec.batch_action_space
         space.seed(0)
         actions = [space.sample() for _ in range(60)]
@@ -122,11 +124,12 @@ def _ks_statistic(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(cdf_a - cdf_b).max())
 
 
-def test_native_and_single_agree_in_distribution():
+@pytest.mark.needs("sekai-vector")
+def test_native_and_single_agree_in_distribution(portfolio_vec_env):
     episodes, length = 300, 20
     kwargs = {"episode_length": length, "sigma": 0.4}
     equal = np.full(6, 1 / 6)
-    vec = PortfolioVecEnv(episodes, **kwargs)
+    vec = portfolio_vec_env(episodes, **kwargs)
     vec.reset(seed=0)
     for _ in range(length):
         last = vec.step(np.tile(equal, (episodes, 1)))
@@ -143,8 +146,9 @@ def test_native_and_single_agree_in_distribution():
     assert native.std() > 0.01
 
 
-def test_set_attr_sigma_changes_every_sub_env_at_the_next_step():
-    vec = PortfolioVecEnv(4, sigma=0.3, mu=0.0, transaction_cost=0.0)
+@pytest.mark.needs("sekai-vector")
+def test_set_attr_sigma_changes_every_sub_env_at_the_next_step(portfolio_vec_env):
+    vec = portfolio_vec_env(4, sigma=0.3, mu=0.0, transaction_cost=0.0)
     vec.reset(seed=0)
     cash = np.tile(np.eye(6)[0], (4, 1))
     assert (vec.step(cash).rewards != 0).all()
@@ -180,7 +184,8 @@ def test_a_start_option_needs_a_history():
     env.reset(options={"start": 10})  # the one start a simulation has
 
 
-def test_equal_weight_and_buy_and_hold_match_their_closed_forms(two_assets):
+@pytest.mark.needs("sekai-vector")
+def test_equal_weight_and_buy_and_hold_match_their_closed_forms(two_assets, portfolio_vec_env):
     from sekai.finance.baselines import BuyAndHold, EqualWeight
 
     start, length = 100, 50
@@ -189,7 +194,7 @@ def test_equal_weight_and_buy_and_hold_match_their_closed_forms(two_assets):
         (EqualWeight, np.prod(relative.mean(axis=1)), 1e-12),  # rebalanced every step
         (BuyAndHold, (two_assets[start + length] / two_assets[start]).mean(), 1e-7),  # held
     ):
-        vec = PortfolioVecEnv(2, prices=two_assets, episode_length=length, transaction_cost=0.0)
+        vec = portfolio_vec_env(2, prices=two_assets, episode_length=length, transaction_cost=0.0)
         act = policy(vec.action_space)
         step = vec.reset(seed=0, options={"start": start})
         for _ in range(length):
@@ -216,3 +221,22 @@ def test_nothing_observed_at_or_before_t_depends_on_prices_after_t(two_assets):
     assert not np.array_equal(
         runs[0][t - start + 1].observation, runs[1][t - start + 1].observation
     )
+
+
+def test_with_shorts_and_leverage_the_accounting_still_holds():
+    from sekai.env_checker import check_env
+
+    env = PortfolioEnv(allow_short=True, max_leverage=2.0, episode_length=100)
+    check_env(env)
+    env.action_space.seed(1)
+    env.reset(seed=1)
+    rewards, step = [], None
+    while step is None or not step.done:
+        step = env.step(env.action_space.sample())
+        rewards.append(step.reward)
+        gross = np.abs(step.info["weights"][:-1]).sum()
+        assert step.info["cost"] >= 0 and gross < 3.0
+    assert sum(rewards) == pytest.approx(np.log(step.info["wealth"]), abs=1e-12)
+    with pytest.raises(ValueError, match=r"max_leverage=2\.0"):
+        env.reset(seed=0)
+        env.step(np.array([1.5, -1.0, 0.0, 0.0, 0.0, 0.5]))

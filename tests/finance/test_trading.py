@@ -3,13 +3,15 @@ bugs other finance-RL libraries have had (design.md), each as a test."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import sekai
 from sekai.envs.finance._single import FinanceEnv
 from sekai.envs.finance.trading import TradingEnv
-from sekai.envs.finance.trading_vec import TradingVecEnv
 from sekai.finance import HalfSpreadCost, ProportionalCost, SquareRootImpact
 from sekai.wrappers import NormalizeReward, RecordEpisodeStatistics, TimeAwareObservation
 
@@ -96,11 +98,12 @@ def test_nothing_observed_at_or_before_t_depends_on_prices_after_t(googl):
     assert not np.array_equal(obs_a[seen], obs_b[seen])  # bar t+1 is new information
 
 
-def test_native_and_single_agree_exactly_on_a_real_history(googl):
+@pytest.mark.needs("sekai-vector")
+def test_native_and_single_agree_exactly_on_a_real_history(googl, trading_vec_env):
     starts = [10, 700, 1500, 2000]
     kwargs = {"prices": googl.close, "episode_length": 100, "allow_short": True}
     actions = np.random.default_rng(3).integers(-1, 2, size=(100, len(starts)))
-    vec = TradingVecEnv(len(starts), autoreset=False, **kwargs)
+    vec = trading_vec_env(len(starts), autoreset=False, **kwargs)
     reset = vec.reset(seed=0, options=[{"start": s} for s in starts])
     vec_obs, vec_rewards, vec_infos = [reset.observations], [], [reset.infos]
     for row in actions:
@@ -116,6 +119,7 @@ def test_native_and_single_agree_exactly_on_a_real_history(googl):
     assert "sharpe" in vec_infos[-1][0] and "sharpe" not in vec_infos[-2][0]
 
 
+@pytest.mark.needs("sekai-vector")
 def test_the_default_history_is_shared_not_copied():
     vec = sekai.make_vec("Trading-v0", 64)
     assert vec._model.history is TradingEnv().prices
@@ -154,7 +158,11 @@ def test_bad_actions_and_starts_are_value_errors():
             env.step(action)
     with pytest.raises(ValueError, match=r"options\['start'\] = 5 is outside \[10, 2268\]"):
         env.reset(options={"start": 5})
-    vec = TradingVecEnv(3, allow_short=True)
+
+
+@pytest.mark.needs("sekai-vector")
+def test_native_actions_outside_the_space_are_value_errors(trading_vec_env):
+    vec = trading_vec_env(3, allow_short=True)
     vec.reset(seed=0)
     with pytest.raises(ValueError, match="action 2 is not a position"):
         vec.step(np.array([0, 2, 1]))
@@ -190,6 +198,7 @@ def test_ansi_render_gives_one_line_per_step():
 
 
 @pytest.mark.parametrize("mode", ["native", "sync", "proc"])
+@pytest.mark.needs("sekai-vector")
 def test_max_episode_steps_truncates_after_50_steps_on_every_backend(mode):
     vector_kwargs = {"num_workers": 2} if mode == "proc" else {}
     vec = sekai.make_vec(
@@ -206,11 +215,12 @@ def test_max_episode_steps_truncates_after_50_steps_on_every_backend(mode):
         vec.close()
 
 
-def test_buy_and_hold_earns_the_price_relative_less_one_commission(googl):
+@pytest.mark.needs("sekai-vector")
+def test_buy_and_hold_earns_the_price_relative_less_one_commission(googl, trading_vec_env):
     from sekai.finance.baselines import BuyAndHold
 
     rate, start, length = 0.001, 200, 100
-    vec = TradingVecEnv(3, prices=googl.close, episode_length=length, transaction_cost=rate)
+    vec = trading_vec_env(3, prices=googl.close, episode_length=length, transaction_cost=rate)
     policy = BuyAndHold(vec.action_space)
     step = vec.reset(seed=0, options={"start": start})
     for _ in range(length):
@@ -262,13 +272,27 @@ def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(googl, cost_mo
 
 def test_stepping_past_the_end_of_an_episode_is_an_error():
     env = TradingEnv(episode_length=2)
-    vec = TradingVecEnv(2, episode_length=2, autoreset=False)
     env.reset(seed=0)
+    env.step(0)
+    env.step(0)
+    with pytest.raises(ValueError, match="call reset"):
+        env.step(0)
+
+
+@pytest.mark.needs("sekai-vector")
+def test_stepping_a_native_env_past_the_end_of_an_episode_is_an_error(trading_vec_env):
+    vec = trading_vec_env(2, episode_length=2, autoreset=False)
     vec.reset(seed=0)
-    for _ in range(2):
-        env.step(0)
-        vec.step(np.zeros(2, int))
-    with pytest.raises(ValueError, match="call reset"):
-        env.step(0)
+    vec.step(np.zeros(2, int))
+    vec.step(np.zeros(2, int))
     with pytest.raises(ValueError, match="call reset"):
         vec.step(np.zeros(2, int))
+
+
+def test_single_envs_do_not_import_sekai_vector():
+    code = (
+        "import sys, sekai; sekai.make('Trading-v0').reset(seed=0);"
+        " sekai.make('Portfolio-v0').reset(seed=0);"
+        " assert 'sekai.vector' not in sys.modules, 'sekai.vector was imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,5 +1,5 @@
-"""Market building blocks shared by the finance envs: samplers, costs, data, metrics,
-baselines, and the limit order book with its order flow."""
+"""Market building blocks the finance envs share and users compose: samplers, cost models,
+data loading, episode metrics, baselines, the order book and its order flow."""
 
 from sekai.finance.baselines import (
     TWAP,

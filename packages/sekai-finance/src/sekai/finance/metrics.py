@@ -87,10 +87,14 @@ class ScalarEpisodeMetrics:
 
     def update(self, log_return: float, turnover: float) -> None:
         self.steps += 1
-        self.log_return += log_return
+        total = self.log_return + log_return
+        self.log_return = total
         self.sum_squares += log_return * log_return
-        self.peak = max(self.peak, self.log_return)
-        self.drawdown = max(self.drawdown, self.peak - self.log_return)
+        if total > self.peak:  # np.maximum's result, without the call (no NaN here)
+            self.peak = total
+        drawdown = self.peak - total
+        if drawdown > self.drawdown:
+            self.drawdown = drawdown
         self.turnover += turnover
 
     def summary(self, periods_per_year: float) -> dict[str, float]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -224,13 +224,17 @@ class TradingModelOne:
         if terminated or truncated:
             info.update(self.metrics.summary(params.periods_per_year))
         observation = self._observation(timestamp, position)
-        return StepResult(observation, reward, terminated, truncated, info)
+        return cast(StepResult, _step_result((observation, reward, terminated, truncated, info)))
 
     def _observation(self, timestamp: int, position: int) -> np.ndarray:
         """The window ending at ``timestamp``, then the position (over bar timestamp + 1)."""
         observation = self.returns32[timestamp - self.lookback + 1 : timestamp + 2].copy()
         observation[self.lookback] = position
         return observation
+
+
+# StepResult's own __new__ is Python code; building the tuple directly is 1 µs faster a step
+_step_result = functools.partial(tuple.__new__, StepResult)
 
 
 def _cost_of_one(cost_model: Callable[[np.ndarray], np.ndarray], value: float) -> float:

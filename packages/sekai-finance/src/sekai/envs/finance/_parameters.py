@@ -39,22 +39,19 @@ class ReadOnly:
 
 class Parameter:
     """A parameter that may change between steps (``env.sigma = 0.0``, ``vec.set_attr``):
-    ``check`` validates and normalises every new value, raising ValueError naming it."""
+    ``check`` validates and normalises every new value, raising ValueError naming it. The value
+    lives in the instance's ``__dict__`` under the parameter's name, and the descriptor has no
+    ``__get__``, so reading it (every step) is a plain attribute lookup."""
 
     def __init__(self, check: Callable[[Any], Any]) -> None:
         self.check = check
-        self.name = self.key = ""
+        self.name = ""
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.name, self.key = name, "_" + name
-
-    def __get__(self, obj: object, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        return obj.__dict__[self.key]
+        self.name = name
 
     def __set__(self, obj: object, value: Any) -> None:
-        obj.__dict__[self.key] = self.check(value)
+        obj.__dict__[self.name] = self.check(value)
 
 
 def check_int(name: str, value: Any, minimum: int) -> int:

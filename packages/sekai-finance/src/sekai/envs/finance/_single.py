@@ -70,7 +70,7 @@ class FinanceEnv(Env[np.ndarray, Any]):
             raise ValueError(f'render_mode must be None or "ansi", got {render_mode!r}')
         self.render_mode = render_mode
         self._model = self._make_one_model()
-        self._last: tuple[dict[str, Any], float | None] = ({}, None)
+        self._last: ResetResult | StepResult = ResetResult(None, {})
         self._indices = np.zeros(1, dtype=np.int64)
 
     def _make_model(self, num_envs: int) -> MarketModel:
@@ -89,8 +89,8 @@ class FinanceEnv(Env[np.ndarray, Any]):
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
         info = _row(self._model.reset(self._indices, [options], self.rng))
-        self._last = (info, None)
-        return ResetResult(self._model.observe()[0], info)
+        self._last = ResetResult(self._model.observe()[0], info)
+        return self._last
 
     def step(self, action: Any) -> StepResult:
         rewards, terminated, truncated, infos = self._model.step(np.asarray([action]), self.rng)
@@ -101,15 +101,17 @@ class FinanceEnv(Env[np.ndarray, Any]):
             bool(truncated[0]),
             _row(infos),
         )
-        self._last = (result.info, result.reward)
+        self._last = result
         return result
 
     def render(self) -> str | None:
         """``render_mode="ansi"``: one line with the last step's figures; else None."""
         if self.render_mode != "ansi":
             return None
-        info, reward = self._last
-        return _describe(info) if reward is None else f"{_describe(info)} reward={reward:+.6f}"
+        last = self._last
+        if isinstance(last, ResetResult):
+            return _describe(last.info)
+        return f"{_describe(last.info)} reward={last.reward:+.6f}"
 
 
 def _state_scalar(name: str) -> Callable[[FinanceEnv], Any]:

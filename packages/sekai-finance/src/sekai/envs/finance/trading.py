@@ -93,7 +93,7 @@ class TradingEnv(HistoryEnv):
     def step(self, action: Any) -> StepResult:
         """The scalar fast path of :class:`~sekai.finance.trading.TradingModelOne`."""
         result: StepResult = self._model.step_one(action)  # type: ignore[attr-defined]
-        self._last = (result.info, result.reward)
+        self._last = result
         return result
 
 
