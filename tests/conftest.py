@@ -1,8 +1,9 @@
 """Which tests need which distributions, so that each install set runs the tests that apply to it.
 
-A test needs the distributions of its folder (``tests/vector/`` needs sekai-vector, ...) and those
-its ``@pytest.mark.needs(...)`` marker names. Tests whose needs are not installed are deselected
-and named in the summary, never skipped as if they had passed. ``SEKAI_TEST_ABSENT`` (comma-
+A test needs the distributions of its folder or file (``tests/vector/`` needs sekai-vector, ...,
+as listed in ``_PATH_NEEDS``) and those its ``@pytest.mark.needs(...)`` marker names. Tests
+whose needs are not installed are deselected and named in the summary, never skipped as if they
+had passed. ``SEKAI_TEST_ABSENT`` (comma-
 separated, set by the nox sessions) lists what a run knowingly lacks: when it is set, a need that
 is missing but not listed is an error, so a broken install cannot quietly drop tests.
 """
@@ -18,9 +19,12 @@ from pathlib import Path
 import pytest
 
 _TESTS = Path(__file__).parent
-_FOLDER_NEEDS: dict[str, tuple[str, ...]] = {
+# a path below tests/ -> what every test in it needs (for modules that import it at the top)
+_PATH_NEEDS: dict[str, tuple[str, ...]] = {
     "vector": ("sekai-vector",),
     "finance": ("sekai-finance",),
+    "finance/lob/test_lob_vec.py": ("sekai-vector",),
+    "finance/test_simulated_markets.py": ("sekai-vector",),
     "compat": ("sekai-compat",),
     "spec": ("sekai-vector", "sekai-finance", "sekai-compat", "gymnasium", "pettingzoo"),
 }
@@ -47,10 +51,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Do not import a test folder whose distributions are absent."""
-    if collection_path.parent != _TESTS:
+    """Do not import a test folder or module whose distributions are absent."""
+    try:
+        relative = collection_path.relative_to(_TESTS).as_posix()
+    except ValueError:
         return None
-    absent = _absent(_FOLDER_NEEDS.get(collection_path.name, ()))
+    absent = _absent(_PATH_NEEDS.get(relative, ()))
     _missing.update(absent)
     return True if absent else None
 
