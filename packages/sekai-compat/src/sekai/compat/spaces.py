@@ -71,12 +71,14 @@ def _(space: ss.MultiDiscrete) -> gymnasium.Space[Any]:
 
 @_to_gymnasium.register
 def _(space: ss.MultiBinary) -> gymnasium.Space[Any]:
+    if 0 in space.shape:
+        raise ValueError(f"gymnasium has no empty MultiBinary; {space!r} cannot be converted")
     return gs.MultiBinary(space.n if isinstance(space.n, int) else list(space.n))
 
 
 @_to_gymnasium.register
 def _(space: ss.Dict) -> gymnasium.Space[Any]:
-    return gs.Dict({key: to_gymnasium_space(sub) for key, sub in space.items()})
+    return gs.Dict({key: to_gymnasium_space(sub) for key, sub in space.items()}, sort_keys=False)
 
 
 @_to_gymnasium.register
@@ -101,7 +103,9 @@ class _MaskedBoxDict(gs.Dict):
     """A sekai MaskedBox in gymnasium: the Dict of its sample format, with its own checks."""
 
     def __init__(self, masked_box: ss.MaskedBox) -> None:
-        super().__init__({key: to_gymnasium_space(sub) for key, sub in masked_box.items()})
+        super().__init__(
+            {key: to_gymnasium_space(sub) for key, sub in masked_box.items()}, sort_keys=False
+        )
         self.masked_box = ss.MaskedBox.from_jsonable(masked_box.to_jsonable())
 
     def sample(self, mask: Any = None, probability: Any = None) -> dict[str, Any]:

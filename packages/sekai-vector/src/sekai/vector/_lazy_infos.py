@@ -13,12 +13,27 @@ class _LazyInfos(Sequence[dict[str, Any]]):
     step would cost more than the step itself, so a caller who never reads infos pays nothing.
     """
 
-    __slots__ = ("_build", "_built", "_num_envs")
+    __slots__ = ("_build", "_built", "_columns", "_num_envs")
 
-    def __init__(self, num_envs: int, build: Callable[[int], dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        build: Callable[[int], dict[str, Any]],
+        columns: tuple[dict[str, Any], Any] | None = None,
+    ) -> None:
         self._num_envs = num_envs
         self._build = build
         self._built: dict[int, dict[str, Any]] = {}
+        self._columns = columns
+
+    def columns(self) -> tuple[dict[str, Any], Any] | None:
+        """``(arrays, irregular)``: every info not in the index array ``irregular`` is row i of
+        ``arrays`` (values with a leading num_envs axis; other values are shared by every row).
+
+        Lets a caller that wants infos as arrays (gymnasium's vector API) skip building one
+        dict per sub-env; None when the infos were not built that way.
+        """
+        return self._columns
 
     def __len__(self) -> int:
         return self._num_envs

@@ -23,6 +23,7 @@ from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.wrappers import autoreset_result
 
 InfoArrays = dict[str, Any]
+_NO_ROWS = np.zeros(0, dtype=np.intp)
 
 
 class NativeVecEnv(RngMixin, VecEnv):
@@ -93,7 +94,10 @@ class NativeVecEnv(RngMixin, VecEnv):
         observations = self._observe()
         reset_infos = self._reset_infos(indices)
         n = self.num_envs
-        return VecResetResult(observations, _LazyInfos(n, lambda i: _info_row(reset_infos, i, n)))
+        return VecResetResult(
+            observations,
+            _LazyInfos(n, lambda i: _info_row(reset_infos, i, n), (reset_infos, _NO_ROWS)),
+        )
 
     def step(self, actions: Any) -> VecStepResult:
         """Step every sub-env with one array operation per quantity, whatever ``num_envs``."""
@@ -129,12 +133,14 @@ class NativeVecEnv(RngMixin, VecEnv):
         observations = self._observe()
         dones = terminated | truncated
 
+        irregular = _NO_ROWS  # the rows whose info is not just their row of step_infos
         if self.autoreset == "next_step":
             self._reset_pending = dones
             if replaced is None:
                 build = _step_info_builder(step_infos, n)
             else:
                 build = _next_step_info_builder(step_infos, n, replaced, replaced_infos)
+                irregular = replaced
         elif self.autoreset and dones.any():
             finished = np.flatnonzero(dones)
             final_observations = observations
@@ -146,9 +152,11 @@ class NativeVecEnv(RngMixin, VecEnv):
                 self.observation_space, final_observations, rewards, terminated, truncated
             )
             build = _autoreset_info_builder(step_infos, n, finished, reset_infos, final)
+            irregular = finished
         else:
             build = _step_info_builder(step_infos, n)
-        return VecStepResult(observations, rewards, terminated, truncated, _LazyInfos(n, build))
+        infos = _LazyInfos(n, build, (step_infos, irregular))
+        return VecStepResult(observations, rewards, terminated, truncated, infos)
 
     async def async_reset(
         self, *, seed: SeedArg = None, options: OptionsArg = None
