@@ -15,7 +15,6 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-import sekai
 from sekai.compat.gymnasium import _gymnasium_spec, _sekai_spec
 from sekai.compat.spaces import from_gymnasium_space, to_gymnasium_space
 from sekai.vector import VecEnv, VecResetResult, VecStepResult

@@ -1,9 +1,13 @@
 """Multi-agent envs across the two APIs: :func:`to_pettingzoo` and :func:`from_pettingzoo`.
 
 Spaces are converted once, when the bridge is built, so an agent's space is the same object on
-every call (PettingZoo's API test requires it, and seeding an action space relies on it). An
-event-driven env keeps its convention through the bridge: observations for the agents that act
-next, rewards and flags for every agent.
+every call (PettingZoo's API test requires it, and seeding an action space relies on it).
+
+An event-driven env keeps its convention through :func:`to_pettingzoo`: the observations dict
+holds the agents that act next, rewards and flags hold every agent. PettingZoo's own loops send an
+action for every live agent and look up every live agent's observation, so the bridge forwards
+only the actions of the agents that act next, and looking up an agent that is not in the dict
+gives its latest observation (it is still not among the keys).
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ class _ParallelEnv(pettingzoo.ParallelEnv[Any, Any, Any]):
         self.metadata = dict(env.metadata)
         self.render_mode = env.render_mode
         self.possible_agents = list(env.possible_agents)
+        self._acting: set[Any] = set()
+        self._latest: dict[Any, Any] = {}
         self.observation_spaces = {
             agent: to_gymnasium_space(env.observation_space(agent)) for agent in env.possible_agents
         }
@@ -63,11 +69,20 @@ class _ParallelEnv(pettingzoo.ParallelEnv[Any, Any, Any]):
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[Any, Any], dict[Any, dict[str, Any]]]:
         observations, infos = self.env.reset(seed=seed, options=options)
-        return dict(observations), dict(infos)
+        self._latest = {}
+        return self._observations(observations), dict(infos)
 
     def step(self, actions: dict[Any, Any]) -> tuple[dict[Any, Any], ...]:
-        observations, rewards, terminated, truncated, infos = self.env.step(actions)
-        return dict(observations), dict(rewards), dict(terminated), dict(truncated), dict(infos)
+        waiting = set(self.env.agents) - self._acting  # live, but it is not their turn
+        acting = {agent: action for agent, action in actions.items() if agent not in waiting}
+        observations, rewards, terminated, truncated, infos = self.env.step(acting)
+        observations = self._observations(observations)
+        return observations, dict(rewards), dict(terminated), dict(truncated), dict(infos)
+
+    def _observations(self, observations: dict[Any, Any]) -> _Observations:
+        self._acting = set(observations)
+        self._latest = {**self._latest, **observations}
+        return _Observations(observations, self._latest)
 
     def render(self) -> Any:
         return self.env.render()
@@ -77,6 +92,17 @@ class _ParallelEnv(pettingzoo.ParallelEnv[Any, Any, Any]):
 
     def __str__(self) -> str:
         return f"to_pettingzoo({self.env!r})"
+
+
+class _Observations(dict[Any, Any]):
+    """The agents that act next and their observations; any other agent's latest on lookup."""
+
+    def __init__(self, observations: dict[Any, Any], latest: dict[Any, Any]) -> None:
+        super().__init__(observations)
+        self._latest = latest
+
+    def __missing__(self, agent: Any) -> Any:
+        return self._latest[agent]
 
 
 class _MultiAgentEnv(sekai.MultiAgentEnv[Any, Any, Any]):
