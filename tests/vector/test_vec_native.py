@@ -232,3 +232,21 @@ def test_step_hook_results_of_the_wrong_shape_are_named():
     vec.reset(seed=0)
     with pytest.raises(ValueError, match=r"of shape \(3,\), got shapes \(3, 1\), \(3,\) and \(\)"):
         vec.step(np.array([1, 0, 1]))
+
+
+@pytest.mark.parametrize("autoreset", [True, "next_step", False])
+def test_lazy_infos_expose_the_columns_every_regular_row_comes_from(autoreset):
+    vec = DriftVecEnv(6, max_episode_steps=3, autoreset=autoreset, bound=1.0)
+    results = [vec.reset(seed=2)] + [vec.step(np.ones(6, dtype=np.int64)) for _ in range(5)]
+    for result in results:
+        arrays, irregular = result.infos.columns()
+        for i in range(6):
+            if i in irregular:
+                continue
+            expected = {
+                key: value[i] if isinstance(value, np.ndarray) else value
+                for key, value in arrays.items()
+            }
+            assert result.infos[i].keys() == expected.keys()
+            for key, value in expected.items():
+                np.testing.assert_array_equal(result.infos[i][key], value)

@@ -103,6 +103,8 @@ class _GymnasiumVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         """Infos from arrays that hold every row but ``irregular``, those rows left to fill."""
         n = self.num_envs
         converted: dict[str, Any] = {}
+        if len(irregular) == n:  # no row is a plain row of the arrays
+            return converted, irregular
         for key, value in arrays.items():
             if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
                 column = value.copy() if len(irregular) else value
