@@ -14,6 +14,9 @@ nox.options.error_on_missing_interpreters = True
 ROOT = Path(__file__).parent
 PACKAGES = ["sekai-core", "sekai-vector", "sekai-finance", "sekai-compat"]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
+# torch for the SB3 tests: the CPU wheel from here, never PyPI's multi-GB CUDA build
+TORCH_WHEELS = "/opt/wheels"
+TORCH_CPU = "torch==2.13.0+cpu"
 
 
 def _sync(session: nox.Session, *args: str) -> None:
@@ -33,6 +36,17 @@ def tests(session: nox.Session) -> None:
     """The whole test suite against the editable workspace."""
     _sync(session)
     session.run("pytest", *session.posargs)
+
+
+@nox.session(python="3.11")
+def sb3(session: nox.Session) -> None:
+    """The Stable-Baselines3 tests (marker sb3, slow PPO-solves-CartPole included).
+
+    The default test run deselects them: they need torch, installed here from the CPU wheel.
+    """
+    _sync(session)
+    session.install("--find-links", TORCH_WHEELS, TORCH_CPU, "stable-baselines3>=2.3")
+    session.run("pytest", "-p", "no:cacheprovider", "-m", "sb3", "tests/compat", *session.posargs)
 
 
 @nox.session(python="3.11")

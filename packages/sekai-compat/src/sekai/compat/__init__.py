@@ -36,12 +36,13 @@ def __getattr__(name: str) -> Any:
     try:
         module = importlib.import_module(f"sekai.compat.{module_name}")
     except ModuleNotFoundError as error:
-        if error.name is None or error.name.split(".")[0] not in _LIBRARIES[extra]:
+        library = (error.name or "").split(".")[0]
+        if library not in _LIBRARIES[extra]:
             raise
         raise ModuleNotFoundError(
-            f"sekai.compat.{name} needs {error.name}, which is not installed: "
+            f"sekai.compat.{name} needs {library}, which is not installed: "
             f'pip install "sekai[{extra}]" (or "sekai-compat[{extra}]")',
-            name=error.name,
+            name=library,
         ) from None
     return getattr(module, name)
 

@@ -92,33 +92,71 @@ class _GymnasiumVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         """sekai's per-env infos as gymnasium's dict of arrays with ``_key`` masks."""
         columns = getattr(infos, "columns", lambda: None)()
         if columns is None:
-            arrays, irregular = {}, range(self.num_envs)
+            arrays: dict[str, Any] = {}
+            irregular: Any = range(self.num_envs)
         else:
-            arrays, irregular = self._column_infos(*columns)
+            arrays, irregular = _regular_rows(columns.arrays, columns.irregular, self.num_envs)
+            if columns.irregular_arrays is not None and len(irregular):
+                rows = _gymnasium_row(columns.irregular_arrays)
+                return _scatter(arrays, rows, irregular, self.num_envs)
         for i in irregular:
             arrays = self._add_info(arrays, _gymnasium_row(infos[i]), i)
         return arrays
 
-    def _column_infos(self, arrays: dict[str, Any], irregular: Any) -> tuple[dict[str, Any], Any]:
-        """Infos from arrays that hold every row but ``irregular``, those rows left to fill."""
-        n = self.num_envs
-        converted: dict[str, Any] = {}
-        if len(irregular) == n:  # no row is a plain row of the arrays
-            return converted, irregular
-        for key, value in arrays.items():
-            if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
-                column = value.copy() if len(irregular) else value
-            else:  # a value shared by every row
-                column = np.empty(n, dtype=object)
-                column[:] = [value] * n
-            mask = np.ones(n, dtype=bool)
-            mask[irregular] = False
-            converted[key], converted[f"_{key}"] = column, mask
+
+def _regular_rows(arrays: dict[str, Any], irregular: Any, n: int) -> tuple[dict[str, Any], Any]:
+    """Infos from arrays that hold every row but ``irregular``, those rows left to fill."""
+    converted: dict[str, Any] = {}
+    if len(irregular) == n:  # no row is a plain row of the arrays
         return converted, irregular
+    for key, value in arrays.items():
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
+            column = value.copy() if len(irregular) else value
+        else:  # a value shared by every row
+            column = np.empty(n, dtype=object)
+            column[:] = [value] * n
+        mask = np.ones(n, dtype=bool)
+        mask[irregular] = False
+        converted[key], converted[f"_{key}"] = column, mask
+    return converted, irregular
+
+
+def _scatter(infos: dict[str, Any], rows: dict[str, Any], indices: Any, n: int) -> dict[str, Any]:
+    """Put ``rows`` (info arrays with a leading axis of len(indices)) at ``indices`` of ``infos``.
+
+    What gymnasium's ``VectorEnv._add_info`` does one sub-env at a time, for all of them at once.
+    """
+    count = len(indices)
+    for key, value in rows.items():
+        if isinstance(value, dict):
+            column: Any = _scatter(infos.get(key, {}), value, indices, n)
+        elif key == "final_obs":  # gymnasium keeps final observations as objects, one per env
+            column = infos.get(key)
+            if column is None:
+                column = np.empty(n, dtype=object)  # every entry None
+            for position, index in enumerate(indices):
+                column[index] = value[position]
+        elif isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == count:
+            column = infos.get(key)
+            if column is None:
+                column = np.zeros((n, *value.shape[1:]), dtype=value.dtype)
+            column[indices] = value
+        else:  # a value shared by every row
+            column = infos.get(key)
+            if column is None:
+                column = np.empty(n, dtype=object)
+            column[indices] = [value] * count if column.dtype == object else value
+        mask = infos.get(f"_{key}")
+        if mask is None:
+            mask = np.zeros(n, dtype=bool)
+        mask[indices] = True
+        infos[key], infos[f"_{key}"] = column, mask
+    return infos
 
 
 def _gymnasium_row(info: dict[str, Any]) -> dict[str, Any]:
-    """One sub-env's info in gymnasium's form: an autoreset row carries the reset's info."""
+    """Info in gymnasium's form (one sub-env's, or rows of arrays): an autoreset row carries
+    the reset's info."""
     if "final_observation" not in info:
         return info
     return {

@@ -18,6 +18,7 @@ from sekai.compat.spaces import to_gymnasium_space
 from sekai.vector import VecEnv
 from sekai.vector._lazy_infos import _LazyInfos
 from sekai.vector.base import _has_layer
+from sekai.vector.native import _info_row
 
 __all__ = ["to_sb3"]
 
@@ -68,12 +69,24 @@ class _SB3VecEnv(SB3VecEnv):
     def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, Sequence[dict[str, Any]]]:
         observations, rewards, terminated, truncated, infos = self.vec.step(self._actions)
         dones = terminated | truncated
-        for i in np.flatnonzero(dones):
-            self.reset_infos[i] = infos[i]["reset_info"]
+        self._record_reset_infos(infos, np.flatnonzero(dones))
         sb3_infos = _LazyInfos(
             self.num_envs, lambda i: _sb3_info(infos[i], terminated[i], truncated[i])
         )
         return observations, rewards.astype(np.float32), dones, sb3_infos
+
+    def _record_reset_infos(self, infos: Sequence[dict[str, Any]], finished: np.ndarray) -> None:
+        """Keep the reset infos of the sub-envs that just reset, as SB3's vector envs do."""
+        columns = getattr(infos, "columns", lambda: None)()
+        if columns is not None and columns.irregular_arrays is not None:  # a native env
+            reset_infos = columns.irregular_arrays["reset_info"]
+            for position, i in enumerate(finished.tolist()):
+                self.reset_infos[i] = (
+                    _info_row(reset_infos, position, len(finished)) if reset_infos else {}
+                )
+        else:
+            for i in finished:
+                self.reset_infos[i] = infos[i]["reset_info"]
 
     def close(self) -> None:
         self.vec.close()

@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
+
+
+class InfoColumns(NamedTuple):
+    """Per-env infos as arrays: ``infos[i]`` is row i of ``arrays`` unless i is in ``irregular``.
+
+    A value with a leading axis as long as the rows it describes gives one entry per row; any
+    other value is shared by every row. Row j of ``irregular_arrays`` (nested dicts included) is
+    the info of sub-env ``irregular[j]``; None when those infos are only available as dicts.
+    """
+
+    arrays: dict[str, Any]
+    irregular: Any
+    irregular_arrays: dict[str, Any] | None
 
 
 class _LazyInfos(Sequence[dict[str, Any]]):
@@ -19,19 +32,18 @@ class _LazyInfos(Sequence[dict[str, Any]]):
         self,
         num_envs: int,
         build: Callable[[int], dict[str, Any]],
-        columns: tuple[dict[str, Any], Any] | None = None,
+        columns: InfoColumns | None = None,
     ) -> None:
         self._num_envs = num_envs
         self._build = build
         self._built: dict[int, dict[str, Any]] = {}
         self._columns = columns
 
-    def columns(self) -> tuple[dict[str, Any], Any] | None:
-        """``(arrays, irregular)``: every info not in the index array ``irregular`` is row i of
-        ``arrays`` (values with a leading num_envs axis; other values are shared by every row).
+    def columns(self) -> InfoColumns | None:
+        """The arrays these infos are built from, or None when they were not built that way.
 
-        Lets a caller that wants infos as arrays (gymnasium's vector API) skip building one
-        dict per sub-env; None when the infos were not built that way.
+        Lets a caller that wants infos as arrays (gymnasium's vector API) skip building one dict
+        per sub-env.
         """
         return self._columns
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from sekai.core import ResetResult, RngMixin, StepResult
 from sekai.spaces import Space, concatenate, iterate
-from sekai.vector._lazy_infos import _LazyInfos
+from sekai.vector._lazy_infos import InfoColumns, _LazyInfos
 from sekai.vector.base import AutoresetMode, OptionsArg, SeedArg, VecEnv, _is_single_value
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.wrappers import autoreset_result
@@ -96,7 +96,9 @@ class NativeVecEnv(RngMixin, VecEnv):
         n = self.num_envs
         return VecResetResult(
             observations,
-            _LazyInfos(n, lambda i: _info_row(reset_infos, i, n), (reset_infos, _NO_ROWS)),
+            _LazyInfos(
+                n, lambda i: _info_row(reset_infos, i, n), InfoColumns(reset_infos, _NO_ROWS, None)
+            ),
         )
 
     def step(self, actions: Any) -> VecStepResult:
@@ -134,13 +136,14 @@ class NativeVecEnv(RngMixin, VecEnv):
         dones = terminated | truncated
 
         irregular = _NO_ROWS  # the rows whose info is not just their row of step_infos
+        irregular_arrays: InfoArrays | None = None  # their infos, as arrays when cheap to give
         if self.autoreset == "next_step":
             self._reset_pending = dones
             if replaced is None:
                 build = _step_info_builder(step_infos, n)
             else:
                 build = _next_step_info_builder(step_infos, n, replaced, replaced_infos)
-                irregular = replaced
+                irregular, irregular_arrays = replaced, replaced_infos
         elif self.autoreset and dones.any():
             finished = np.flatnonzero(dones)
             final_observations = observations
@@ -153,9 +156,19 @@ class NativeVecEnv(RngMixin, VecEnv):
             )
             build = _autoreset_info_builder(step_infos, n, finished, reset_infos, final)
             irregular = finished
+            if isinstance(final_observations, np.ndarray):
+                finished_infos = {
+                    key: _rows(value, finished, n) for key, value in step_infos.items()
+                }
+                irregular_arrays = {
+                    **finished_infos,
+                    "final_observation": final_observations[finished],
+                    "final_info": finished_infos,
+                    "reset_info": reset_infos,
+                }
         else:
             build = _step_info_builder(step_infos, n)
-        infos = _LazyInfos(n, build, (step_infos, irregular))
+        infos = _LazyInfos(n, build, InfoColumns(step_infos, irregular, irregular_arrays))
         return VecStepResult(observations, rewards, terminated, truncated, infos)
 
     async def async_reset(
@@ -239,6 +252,13 @@ def _info_row(arrays: InfoArrays, i: int, n: int) -> dict[str, Any]:
 def _row(value: Any, i: int, n: int) -> Any:
     if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
         return value[i].item() if value.ndim == 1 else value[i]
+    return value
+
+
+def _rows(value: Any, indices: np.ndarray, n: int) -> Any:
+    """The entries of ``indices`` of a per-env array (leading axis n); other values as they are."""
+    if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
+        return value[indices]
     return value
 
 
