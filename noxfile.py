@@ -46,7 +46,8 @@ def sb3(session: nox.Session) -> None:
     """
     _sync(session)
     session.install("--find-links", TORCH_WHEELS, TORCH_CPU, "stable-baselines3>=2.3")
-    session.run("pytest", "-p", "no:cacheprovider", "-m", "sb3", "tests/compat", *session.posargs)
+    tests = ["tests/compat", "tests/spec/test_docs.py"]
+    session.run("pytest", "-p", "no:cacheprovider", "-m", "sb3", *tests, *session.posargs)
 
 
 @nox.session(python="3.11")
