@@ -12,7 +12,7 @@ import pytest
 from vector_envs import DriftVecEnv
 
 import sekai
-from sekai.compat import to_sb3  # imports fine without SB3: the bridge loads on first use
+import sekai.compat
 
 pytestmark = pytest.mark.sb3
 
@@ -24,6 +24,11 @@ def _one_torch_thread():
     import torch
 
     torch.set_num_threads(1)  # two shared cores: more threads only contend
+
+
+def to_sb3(vec: sekai.VecEnv):
+    """sekai.compat.to_sb3, looked up when called: collecting this file needs no SB3."""
+    return sekai.compat.to_sb3(vec)
 
 
 def _vec(backend: str, num_envs: int = 3) -> sekai.VecEnv:
