@@ -38,13 +38,13 @@ def _converted(space):
     """``space`` in gymnasium; the test ends here for spaces gymnasium has no twin for."""
     try:
         return to_gymnasium_space(space)
-    except ValueError as error:  # only an empty MultiBinary (gymnasium needs positive sizes)
-        assert "gymnasium has no empty MultiBinary" in str(error)
+    except ValueError as error:  # only an empty or 0-d MultiBinary
+        assert "gymnasium has no empty or 0-d MultiBinary" in str(error)
         assume(False)
 
 
 def test_an_empty_multi_binary_is_a_value_error():
-    with pytest.raises(ValueError, match=r"no empty MultiBinary; MultiBinary\(\(2, 0\)\)"):
+    with pytest.raises(ValueError, match=r"no empty or 0-d MultiBinary; MultiBinary\(\(2, 0\)\)"):
         to_gymnasium_space(sekai.MultiBinary((2, 0)))
 
 
@@ -81,6 +81,29 @@ def test_a_masked_box_is_a_dict_of_values_and_mask_that_keeps_its_empty_slots_ch
     assert space.contains(sample) and list(sample["mask"]) == [1, 0, 1]
     sample["values"][1] = 0.25  # an empty slot that does not hold fill_value
     assert not converted.contains(sample) and not space.contains(sample)
+
+
+def test_a_subclass_with_rules_of_its_own_keeps_them():
+    class Simplex(sekai.Box):
+        """Weights that sum to 1."""
+
+        def sample(self, mask=None):
+            return self.rng.dirichlet(np.ones(self.shape)).astype(np.float32)
+
+        def contains(self, x):
+            return super().contains(x) and abs(float(np.sum(x)) - 1) < 1e-5
+
+    space = Simplex(0.0, 1.0, (3,), seed=0)
+    converted = to_gymnasium_space(space)
+    assert isinstance(converted, gs.Box) and converted.shape == (3,)
+    assert not converted.contains(np.zeros(3, np.float32))  # in the Box, not a member
+    converted.seed(1)
+    samples = [converted.sample() for _ in range(2)]
+    converted.seed(1)
+    np.testing.assert_array_equal(converted.sample(), samples[0])
+    assert all(abs(sample.sum() - 1) < 1e-5 for sample in samples)
+    back = from_gymnasium_space(converted)
+    assert type(back) is Simplex and back == space and back is not space
 
 
 def test_a_sequence_keeps_its_max_length():

@@ -14,10 +14,8 @@ from typing import Any
 
 import gymnasium
 import gymnasium.spaces as gs
-import numpy as np
 
 import sekai.spaces as ss
-from sekai.spaces.space import check_mask_array
 
 __all__ = ["from_gymnasium_space", "to_gymnasium_space"]
 
@@ -28,10 +26,17 @@ _GYMNASIUM_SUPPORTED = "Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple, 
 def to_gymnasium_space(space: ss.Space[Any]) -> gymnasium.Space[Any]:
     """The gymnasium space with the same elements as the sekai ``space``.
 
-    A MaskedBox becomes a Dict of ``values`` and ``mask`` (its sample format), a Sequence with
-    ``max_length`` a gymnasium Sequence that keeps that bound; both convert back exactly.
+    A subclass of a sekai space with rules of its own (a MaskedBox's empty slots, a finance env's
+    portfolio weights) becomes its base type's gymnasium twin that samples and checks members by
+    those rules: a MaskedBox a Dict of ``values`` and ``mask``, its sample format. A Sequence
+    with ``max_length`` keeps that bound. Each converts back to an equal sekai space.
     """
     converted = _to_gymnasium(space)
+    if type(space) not in _TWINS:
+        ruled = _with_rules_of(type(converted))
+        converted, plain = ruled.__new__(ruled), converted
+        converted.__dict__.update(vars(plain))
+        converted.sekai_space = copy.deepcopy(space)
     if space._rng is not None:
         converted._np_random = copy.deepcopy(space._rng)
     return converted
@@ -39,6 +44,8 @@ def to_gymnasium_space(space: ss.Space[Any]) -> gymnasium.Space[Any]:
 
 def from_gymnasium_space(space: gymnasium.Space[Any]) -> ss.Space[Any]:
     """The sekai space with the same elements as the gymnasium ``space``."""
+    if isinstance(space, _SekaiRules):
+        return copy.deepcopy(space.sekai_space)
     converted = _from_gymnasium(space)
     if space._np_random is not None:
         converted._rng = copy.deepcopy(space._np_random)
@@ -46,6 +53,46 @@ def from_gymnasium_space(space: gymnasium.Space[Any]) -> ss.Space[Any]:
 
 
 # -- sekai -> gymnasium ------------------------------------------------------------------------
+_TWINS = {ss.Box, ss.Discrete, ss.MultiDiscrete, ss.MultiBinary, ss.Dict, ss.Tuple, ss.Sequence}
+"""The sekai types whose gymnasium twin has exactly their members."""
+
+
+class _SekaiRules:
+    """Mixed into a gymnasium space: ``sekai_space`` (a subclass of a sekai space with rules of
+    its own) decides what a member is and draws the samples."""
+
+    sekai_space: ss.Space[Any]
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Any:
+        if probability is not None:
+            raise ValueError(f"{self.sekai_space!r} samples with a mask, not probability")
+        return self.sekai_space.sample(mask)
+
+    def seed(self, seed: Any = None) -> Any:
+        super().seed(seed)  # type: ignore[misc]
+        return self.sekai_space.seed(seed)
+
+    def contains(self, x: Any) -> bool:
+        return self.sekai_space.contains(x)
+
+    def __repr__(self) -> str:
+        return f"{super().__repr__()} with the rules of {self.sekai_space!r}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SekaiRules) and self.sekai_space == other.sekai_space
+
+
+_RULED: dict[type, type] = {}
+
+
+def _with_rules_of(gymnasium_type: type) -> type:
+    """``gymnasium_type`` with :class:`_SekaiRules` mixed in (one class per gymnasium type)."""
+    if gymnasium_type not in _RULED:
+        name = f"{gymnasium_type.__name__}WithSekaiRules"
+        _RULED[gymnasium_type] = type(name, (_SekaiRules, gymnasium_type), {"__hash__": None})
+    return _RULED[gymnasium_type]
+
+
 @singledispatch
 def _to_gymnasium(space: Any) -> gymnasium.Space[Any]:
     raise TypeError(
@@ -71,19 +118,16 @@ def _(space: ss.MultiDiscrete) -> gymnasium.Space[Any]:
 
 @_to_gymnasium.register
 def _(space: ss.MultiBinary) -> gymnasium.Space[Any]:
-    if 0 in space.shape:
-        raise ValueError(f"gymnasium has no empty MultiBinary; {space!r} cannot be converted")
+    if 0 in space.shape or space.shape == ():  # gymnasium refuses the one, mis-stacks the other
+        raise ValueError(
+            f"gymnasium has no empty or 0-d MultiBinary; {space!r} cannot be converted"
+        )
     return gs.MultiBinary(space.n if isinstance(space.n, int) else list(space.n))
 
 
 @_to_gymnasium.register
 def _(space: ss.Dict) -> gymnasium.Space[Any]:
     return gs.Dict({key: to_gymnasium_space(sub) for key, sub in space.items()}, sort_keys=False)
-
-
-@_to_gymnasium.register
-def _(space: ss.MaskedBox) -> gymnasium.Space[Any]:
-    return _MaskedBoxDict(space)
 
 
 @_to_gymnasium.register
@@ -97,38 +141,6 @@ def _(space: ss.Sequence) -> gymnasium.Space[Any]:
     if space.max_length is None:
         return gs.Sequence(feature_space, stack=space.stack)
     return _BoundedSequence(feature_space, space.max_length, stack=space.stack)
-
-
-class _MaskedBoxDict(gs.Dict):
-    """A sekai MaskedBox in gymnasium: the Dict of its sample format, with its own checks."""
-
-    def __init__(self, masked_box: ss.MaskedBox) -> None:
-        super().__init__(
-            {key: to_gymnasium_space(sub) for key, sub in masked_box.items()}, sort_keys=False
-        )
-        self.masked_box = ss.MaskedBox.from_jsonable(masked_box.to_jsonable())
-
-    def sample(self, mask: Any = None, probability: Any = None) -> dict[str, Any]:
-        """Each slot occupied with probability 1/2, or as ``mask`` (max_size,) of 0/1 says."""
-        if probability is not None:
-            raise ValueError("a MaskedBox samples with a mask of occupied slots, not probability")
-        if mask is None:
-            occupied = self["mask"].sample()
-        else:
-            shape = (self.masked_box.max_size,)
-            occupied = check_mask_array(mask, shape, "MaskedBox").astype(np.int8)
-        values = self["values"].sample()
-        values[occupied == 0] = self.masked_box.fill_value
-        return {"values": values, "mask": occupied}
-
-    def contains(self, x: Any) -> bool:
-        return self.masked_box.contains(x)
-
-    def __repr__(self) -> str:
-        return f"Dict({self.masked_box!r} values and mask)"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _MaskedBoxDict) and self.masked_box == other.masked_box
 
 
 class _BoundedSequence(gs.Sequence):
@@ -197,8 +209,6 @@ def _(space: gs.MultiBinary) -> ss.Space[Any]:
 
 @_from_gymnasium.register
 def _(space: gs.Dict) -> ss.Space[Any]:
-    if isinstance(space, _MaskedBoxDict):
-        return ss.MaskedBox.from_jsonable(space.masked_box.to_jsonable())
     return ss.Dict({key: from_gymnasium_space(sub) for key, sub in space.items()})
 
 
