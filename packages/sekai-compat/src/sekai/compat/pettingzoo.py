@@ -7,11 +7,13 @@ An event-driven env keeps its convention through :func:`to_pettingzoo`: the obse
 holds the agents that act next, rewards and flags hold every agent. PettingZoo's own loops send an
 action for every live agent and look up every live agent's observation, so the bridge forwards
 only the actions of the agents that act next, and looking up an agent that is not in the dict
-gives its latest observation (it is still not among the keys).
+gives its latest observation (it is still not among the keys). In an env with action masks,
+sampling an agent's action space without a mask draws an action the env allows now.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pettingzoo
@@ -52,7 +54,8 @@ class _ParallelEnv(pettingzoo.ParallelEnv[Any, Any, Any]):
             agent: to_gymnasium_space(env.observation_space(agent)) for agent in env.possible_agents
         }
         self.action_spaces = {
-            agent: to_gymnasium_space(env.action_space(agent)) for agent in env.possible_agents
+            agent: _legal_sampling(to_gymnasium_space(env.action_space(agent)), env, agent)
+            for agent in env.possible_agents
         }
 
     @property
@@ -92,6 +95,39 @@ class _ParallelEnv(pettingzoo.ParallelEnv[Any, Any, Any]):
 
     def __str__(self) -> str:
         return f"to_pettingzoo({self.env!r})"
+
+
+class _LegalSampling:
+    """Mixed into an agent's gymnasium action space: ``sample()`` without a mask draws an action
+    the env allows now, by its ``action_mask(agent)``."""
+
+    current_mask: functools.partial[Any]
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Any:
+        if mask is None and probability is None:
+            mask = self.current_mask()
+        return super().sample(mask=mask, probability=probability)  # type: ignore[misc]
+
+
+_LEGAL: dict[type, type] = {}
+
+
+def _legal_sampling(space: Any, env: sekai.MultiAgentEnv[Any, Any, Any], agent: Any) -> Any:
+    """``space``, sampling by ``env.action_mask(agent)`` when the env has action masks.
+
+    PettingZoo's tools (its API test, random policies) sample ``action_space(agent)`` without a
+    mask; in an env with action masks that would draw actions the env refuses.
+    """
+    if not callable(getattr(env, "action_mask", None)):
+        return space
+    space_type = type(space)
+    if space_type not in _LEGAL:
+        name = f"{space_type.__name__}WithLegalSampling"
+        _LEGAL[space_type] = type(name, (_LegalSampling, space_type), {"__hash__": None})
+    legal = _LEGAL[space_type].__new__(_LEGAL[space_type])
+    legal.__dict__.update(vars(space))
+    legal.current_mask = functools.partial(env.action_mask, agent)
+    return legal
 
 
 class _Observations(dict[Any, Any]):
