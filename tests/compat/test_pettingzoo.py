@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test
@@ -169,3 +170,23 @@ def test_only_envs_of_the_other_api_are_accepted():
         to_pettingzoo(sekai.make("CartPole-v1"))
     with pytest.raises(TypeError, match="from_pettingzoo needs a PettingZoo ParallelEnv"):
         from_pettingzoo(QuoteAndTradeEnv())
+
+
+class MaskedClockEnv(TwoClockEnv):
+    """TwoClockEnv whose agents may only choose 1, as ``action_mask(agent)`` says."""
+
+    def action_mask(self, agent):
+        return np.array([0, 1], np.int8)
+
+    def step(self, actions):
+        if any(action != 1 for action in actions.values()):
+            raise ValueError(f"masked action in {actions}")
+        return super().step(actions)
+
+
+def test_sampling_an_action_space_draws_legal_actions_in_an_env_with_masks():
+    env = to_pettingzoo(MaskedClockEnv())
+    assert {int(env.action_space("slow").sample()) for _ in range(20)} == {1}
+    assert int(env.action_space("slow").sample(mask=np.array([1, 0], np.int8))) == 0
+    assert env.action_space("fast") == gymnasium.spaces.Discrete(2)
+    parallel_api_test(env, num_cycles=100)

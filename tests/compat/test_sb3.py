@@ -123,6 +123,18 @@ def test_ppo_trains_through_vec_monitor_and_vec_normalize_and_evaluate_policy_ru
     env.close()
 
 
+class _SoftmaxWeights(sekai.VecActionWrapper):
+    """Portfolio weights from unbounded scores: what a Gaussian policy can output."""
+
+    def __init__(self, venv: sekai.VecEnv) -> None:
+        super().__init__(venv)
+        self.action_space = sekai.Box(-3.0, 3.0, venv.action_space.shape)
+
+    def action(self, actions: np.ndarray) -> np.ndarray:
+        scores = np.exp(np.asarray(actions, dtype=np.float64))
+        return scores / scores.sum(axis=1, keepdims=True)
+
+
 @pytest.mark.skipif(
     "Portfolio-v0" not in sekai.registry,
     reason="needs Portfolio-v0 from sekai-finance (branch finance-core)",
@@ -133,9 +145,10 @@ def test_ppo_trains_on_the_native_portfolio_env():
 
     vec = sekai.make_vec("Portfolio-v0", 16)
     assert isinstance(vec, sekai.NativeVecEnv)
-    env = to_sb3(vec)
+    env = to_sb3(_SoftmaxWeights(vec))
     model = PPO("MlpPolicy", env, n_steps=128, batch_size=256, n_epochs=2, seed=0, device="cpu")
     model.learn(4096)
+    assert model.num_timesteps == 4096
     mean, _ = evaluate_policy(model, env, n_eval_episodes=16)
     assert np.isfinite(mean)
     env.close()
