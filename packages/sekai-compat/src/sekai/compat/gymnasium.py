@@ -14,25 +14,25 @@ import gymnasium
 import gymnasium.envs.registration
 import numpy as np
 
-import sekai
 from sekai.compat.spaces import from_gymnasium_space, to_gymnasium_space
-from sekai.registration import EnvSpec
+from sekai.core import Env, ResetResult, StepResult
+from sekai.registration import EnvSpec, make
 
 __all__ = ["from_gymnasium", "to_gymnasium"]
 
 
-def to_gymnasium(env: sekai.Env[Any, Any]) -> gymnasium.Env[Any, Any]:
+def to_gymnasium(env: Env[Any, Any]) -> gymnasium.Env[Any, Any]:
     """A ``gymnasium.Env`` driving the sekai ``env``: spaces, render mode and spec carried over.
 
     A registered env gets a gymnasium ``spec`` whose ``make()`` builds the same sekai id
     through this bridge, so gymnasium's checker can try each declared render mode.
     """
-    if not isinstance(env, sekai.Env):
+    if not isinstance(env, Env):
         raise TypeError(f"to_gymnasium needs a sekai.Env, got {type(env).__name__}")
     return _GymnasiumEnv(env)
 
 
-def from_gymnasium(env: gymnasium.Env[Any, Any]) -> sekai.Env[Any, Any]:
+def from_gymnasium(env: gymnasium.Env[Any, Any]) -> Env[Any, Any]:
     """A ``sekai.Env`` driving the gymnasium ``env``: spaces, render mode and spec carried over."""
     if not isinstance(env, gymnasium.Env):
         raise TypeError(f"from_gymnasium needs a gymnasium.Env, got {type(env).__name__}")
@@ -42,7 +42,7 @@ def from_gymnasium(env: gymnasium.Env[Any, Any]) -> sekai.Env[Any, Any]:
 class _GymnasiumEnv(gymnasium.Env[Any, Any]):
     """A sekai env seen through gymnasium's API."""
 
-    def __init__(self, env: sekai.Env[Any, Any]) -> None:
+    def __init__(self, env: Env[Any, Any]) -> None:
         self.env = env
         self.observation_space = to_gymnasium_space(env.observation_space)
         self.action_space = to_gymnasium_space(env.action_space)
@@ -98,10 +98,10 @@ def _gymnasium_spec(spec: EnvSpec) -> gymnasium.envs.registration.EnvSpec:
 
 
 def _make_bridged(spec: EnvSpec, **kwargs: Any) -> gymnasium.Env[Any, Any]:
-    return to_gymnasium(sekai.make(spec, **kwargs))
+    return to_gymnasium(make(spec, **kwargs))
 
 
-class _SekaiEnv(sekai.Env[Any, Any]):
+class _SekaiEnv(Env[Any, Any]):
     """A gymnasium env seen through sekai's API."""
 
     def __init__(self, env: gymnasium.Env[Any, Any]) -> None:
@@ -123,13 +123,13 @@ class _SekaiEnv(sekai.Env[Any, Any]):
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> sekai.ResetResult:
+    ) -> ResetResult:
         observation, info = self.env.reset(seed=seed, options=options)
-        return sekai.ResetResult(observation, info)
+        return ResetResult(observation, info)
 
-    def step(self, action: Any) -> sekai.StepResult:
+    def step(self, action: Any) -> StepResult:
         observation, reward, terminated, truncated, info = self.env.step(action)
-        return sekai.StepResult(observation, float(reward), bool(terminated), bool(truncated), info)
+        return StepResult(observation, float(reward), bool(terminated), bool(truncated), info)
 
     def render(self) -> Any:
         return self.env.render()

@@ -18,23 +18,23 @@ from typing import Any
 
 import pettingzoo
 
-import sekai
-from sekai.compat.spaces import from_gymnasium_space, to_gymnasium_space
+from sekai.compat.spaces import from_gymnasium_space, mix_into, to_gymnasium_space
+from sekai.multi_agent import MAResetResult, MAStepResult, MultiAgentEnv
 
 __all__ = ["from_pettingzoo", "to_pettingzoo"]
 
 
-def to_pettingzoo(env: sekai.MultiAgentEnv[Any, Any, Any]) -> pettingzoo.ParallelEnv[Any, Any, Any]:
+def to_pettingzoo(env: MultiAgentEnv[Any, Any, Any]) -> pettingzoo.ParallelEnv[Any, Any, Any]:
     """A PettingZoo ``ParallelEnv`` driving the sekai multi-agent ``env``."""
-    if not isinstance(env, sekai.MultiAgentEnv):
+    if not isinstance(env, MultiAgentEnv):
         raise TypeError(f"to_pettingzoo needs a sekai.MultiAgentEnv, got {type(env).__name__}")
     return _ParallelEnv(env)
 
 
 def from_pettingzoo(
     env: pettingzoo.ParallelEnv[Any, Any, Any],
-) -> sekai.MultiAgentEnv[Any, Any, Any]:
-    """A ``sekai.MultiAgentEnv`` driving the PettingZoo ``env``; seeds go straight to it."""
+) -> MultiAgentEnv[Any, Any, Any]:
+    """A ``sekai.MultiAgentEnv`` driving the PettingZoo ``env``; seeds go to it."""
     if not isinstance(env, pettingzoo.ParallelEnv):
         raise TypeError(f"from_pettingzoo needs a PettingZoo ParallelEnv, got {type(env).__name__}")
     return _MultiAgentEnv(env)
@@ -43,7 +43,7 @@ def from_pettingzoo(
 class _ParallelEnv(pettingzoo.ParallelEnv[Any, Any, Any]):
     """A sekai multi-agent env seen through PettingZoo's parallel API."""
 
-    def __init__(self, env: sekai.MultiAgentEnv[Any, Any, Any]) -> None:
+    def __init__(self, env: MultiAgentEnv[Any, Any, Any]) -> None:
         self.env = env
         self.metadata = dict(env.metadata)
         self.render_mode = env.render_mode
@@ -109,24 +109,17 @@ class _LegalSampling:
         return super().sample(mask=mask, probability=probability)  # type: ignore[misc]
 
 
-_LEGAL: dict[type, type] = {}
-
-
-def _legal_sampling(space: Any, env: sekai.MultiAgentEnv[Any, Any, Any], agent: Any) -> Any:
+def _legal_sampling(space: Any, env: MultiAgentEnv[Any, Any, Any], agent: Any) -> Any:
     """``space``, sampling by ``env.action_mask(agent)`` when the env has action masks.
 
     PettingZoo's tools (its API test, random policies) sample ``action_space(agent)`` without a
     mask; in an env with action masks that would draw actions the env refuses.
     """
-    if not callable(getattr(env, "action_mask", None)):
+    action_mask = getattr(env, "action_mask", None)
+    if not callable(action_mask):
         return space
-    space_type = type(space)
-    if space_type not in _LEGAL:
-        name = f"{space_type.__name__}WithLegalSampling"
-        _LEGAL[space_type] = type(name, (_LegalSampling, space_type), {"__hash__": None})
-    legal = _LEGAL[space_type].__new__(_LEGAL[space_type])
-    legal.__dict__.update(vars(space))
-    legal.current_mask = functools.partial(env.action_mask, agent)
+    legal = mix_into(space, _LegalSampling)
+    legal.current_mask = functools.partial(action_mask, agent)
     return legal
 
 
@@ -141,7 +134,7 @@ class _Observations(dict[Any, Any]):
         return self._latest[agent]
 
 
-class _MultiAgentEnv(sekai.MultiAgentEnv[Any, Any, Any]):
+class _MultiAgentEnv(MultiAgentEnv[Any, Any, Any]):
     """A PettingZoo parallel env seen through sekai's multi-agent API."""
 
     def __init__(self, env: pettingzoo.ParallelEnv[Any, Any, Any]) -> None:
@@ -158,18 +151,18 @@ class _MultiAgentEnv(sekai.MultiAgentEnv[Any, Any, Any]):
         }
 
     @property  # type: ignore[override]
-    def agents(self) -> list[Any]:
+    def agents(self) -> list[Any]:  # type: ignore[override]
         return list(self.env.agents)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> sekai.MAResetResult:
+    ) -> MAResetResult:
         observations, infos = self.env.reset(seed=seed, options=options)
-        return sekai.MAResetResult(observations, infos)
+        return MAResetResult(observations, infos)
 
-    def step(self, actions: dict[Any, Any]) -> sekai.MAStepResult:
+    def step(self, actions: dict[Any, Any]) -> MAStepResult:
         observations, rewards, terminated, truncated, infos = self.env.step(actions)
-        return sekai.MAStepResult(observations, rewards, terminated, truncated, infos)
+        return MAStepResult(observations, rewards, terminated, truncated, infos)
 
     def render(self) -> Any:
         return self.env.render()

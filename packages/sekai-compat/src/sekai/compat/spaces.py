@@ -33,9 +33,7 @@ def to_gymnasium_space(space: ss.Space[Any]) -> gymnasium.Space[Any]:
     """
     converted = _to_gymnasium(space)
     if type(space) not in _TWINS:
-        ruled = _with_rules_of(type(converted))
-        converted, plain = ruled.__new__(ruled), converted
-        converted.__dict__.update(vars(plain))
+        converted = mix_into(converted, _SekaiRules)
         converted.sekai_space = copy.deepcopy(space)
     if space._rng is not None:
         converted._np_random = copy.deepcopy(space._rng)
@@ -82,15 +80,22 @@ class _SekaiRules:
         return isinstance(other, _SekaiRules) and self.sekai_space == other.sekai_space
 
 
-_RULED: dict[type, type] = {}
+_MIXED: dict[tuple[type, type], type] = {}
 
 
-def _with_rules_of(gymnasium_type: type) -> type:
-    """``gymnasium_type`` with :class:`_SekaiRules` mixed in (one class per gymnasium type)."""
-    if gymnasium_type not in _RULED:
-        name = f"{gymnasium_type.__name__}WithSekaiRules"
-        _RULED[gymnasium_type] = type(name, (_SekaiRules, gymnasium_type), {"__hash__": None})
-    return _RULED[gymnasium_type]
+def mix_into(space: gymnasium.Space[Any], mixin: type) -> Any:
+    """A copy of ``space`` whose class also has ``mixin`` (first, so it overrides).
+
+    The subclass is made once per (mixin, space type) and keeps the gymnasium type, so
+    ``isinstance`` checks and gymnasium's utilities treat the copy as the space it was.
+    """
+    key = (mixin, type(space))
+    if key not in _MIXED:
+        name = f"{type(space).__name__}With{mixin.__name__.strip('_')}"
+        _MIXED[key] = type(name, (mixin, type(space)), {"__hash__": None})
+    mixed: Any = object.__new__(_MIXED[key])
+    mixed.__dict__.update(vars(space))
+    return mixed
 
 
 @singledispatch
