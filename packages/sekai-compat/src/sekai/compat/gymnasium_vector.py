@@ -109,15 +109,15 @@ def _regular_rows(arrays: dict[str, Any], irregular: Any, n: int) -> tuple[dict[
     converted: dict[str, Any] = {}
     if len(irregular) == n:  # no row is a plain row of the arrays
         return converted, irregular
+    regular = np.ones(n, dtype=bool)
+    regular[irregular] = False
     for key, value in arrays.items():
         if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
             column = value.copy() if len(irregular) else value
         else:  # a value shared by every row
             column = np.empty(n, dtype=object)
             column[:] = [value] * n
-        mask = np.ones(n, dtype=bool)
-        mask[irregular] = False
-        converted[key], converted[f"_{key}"] = column, mask
+        converted[key], converted[f"_{key}"] = column, regular.copy()
     return converted, irregular
 
 
@@ -134,8 +134,8 @@ def _scatter(infos: dict[str, Any], rows: dict[str, Any], indices: Any, n: int) 
             column = infos.get(key)
             if column is None:
                 column = np.empty(n, dtype=object)  # every entry None
-            for position, index in enumerate(indices):
-                column[index] = value[position]
+            for index, observation in zip(indices.tolist(), list(value), strict=True):
+                column[index] = observation
         elif isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == count:
             column = infos.get(key)
             if column is None:
