@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from sekai.registration import registry
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 _FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
@@ -62,10 +64,18 @@ def _run_page(page: Path) -> list[str]:
     return problems
 
 
-# pages whose examples need torch and stable-baselines3: run by `nox -s sb3` (marker sb3)
+# pages whose examples need torch and stable-baselines3: run by `nox -s sb3` (marker sb3); the
+# SB3 page trains on a finance env, so it also needs sekai-finance's Trading-v0
 NEEDS_SB3 = {"stable-baselines3"}
+_NEEDS_TRADING = pytest.mark.skipif(
+    "Trading-v0" not in registry, reason="trains on Trading-v0 from sekai-finance"
+)
 PAGES = [
-    pytest.param(page, id=page.stem, marks=[pytest.mark.sb3] if page.stem in NEEDS_SB3 else [])
+    pytest.param(
+        page,
+        id=page.stem,
+        marks=[pytest.mark.sb3, _NEEDS_TRADING] if page.stem in NEEDS_SB3 else [],
+    )
     for page in sorted(DOCS.glob("*.md"))
 ]
 
