@@ -1,8 +1,9 @@
 """to_sb3: an SB3 VecEnv on every backend, tested against SB3 itself (PPO, its wrappers).
 
-Needs torch and stable-baselines3, which the default dev environment does not install (a plain
-``torch`` from PyPI is a CUDA build of several GB): these tests carry the ``sb3`` marker, the
-default run deselects them, and ``nox -s sb3`` installs the CPU torch wheel and runs them.
+Needs stable-baselines3 and torch, which the dev environment does not install (a plain ``torch``
+from PyPI is a CUDA build of several GB): the ``needs`` marker deselects these tests where SB3 is
+absent; the nox install sets with the ``sb3`` extra (CPU torch from /opt/wheels) run them, and
+``nox -s sb3`` the slow one.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from vector_envs import DriftVecEnv
 import sekai
 import sekai.compat
 
-pytestmark = pytest.mark.sb3
+pytestmark = pytest.mark.needs("stable-baselines3")
 
 BACKENDS = ["sync", "async", "proc", "native"]
 

@@ -64,8 +64,8 @@ def _run_page(page: Path) -> list[str]:
     return problems
 
 
-# pages whose examples need torch and stable-baselines3: run by `nox -s sb3` (marker sb3); the
-# SB3 page trains on a finance env, so it also needs sekai-finance's Trading-v0
+# pages whose examples need stable-baselines3 (and torch), deselected where it is absent; the SB3
+# page trains on a finance env, so it also needs sekai-finance's Trading-v0
 NEEDS_SB3 = {"stable-baselines3"}
 _NEEDS_TRADING = pytest.mark.skipif(
     "Trading-v0" not in registry, reason="trains on Trading-v0 from sekai-finance"
@@ -74,7 +74,9 @@ PAGES = [
     pytest.param(
         page,
         id=page.stem,
-        marks=[pytest.mark.sb3, _NEEDS_TRADING] if page.stem in NEEDS_SB3 else [],
+        marks=[pytest.mark.needs("stable-baselines3"), _NEEDS_TRADING]
+        if page.stem in NEEDS_SB3
+        else [],
     )
     for page in sorted(DOCS.glob("*.md"))
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable, Sequence
 
+from sekai._version import __version__
 from sekai.registration import EnvSpec, registry
 
 _USER_REGISTRATIONS = "registered at runtime"
@@ -26,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sekai", description="Reinforcement-learning environments for markets."
     )
+    parser.add_argument("--version", action="version", version=f"sekai {__version__}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
     _add_list(commands)
     return parser
