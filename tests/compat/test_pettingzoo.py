@@ -166,8 +166,11 @@ def test_from_pettingzoo_results_are_sekai_results():
 
 
 def test_only_envs_of_the_other_api_are_accepted():
-    with pytest.raises(TypeError, match=r"to_pettingzoo needs a sekai\.MultiAgentEnv, got TimeL"):
-        to_pettingzoo(sekai.make("CartPole-v1"))
+    env = sekai.make("CartPole-v1")
+    with pytest.raises(
+        TypeError, match=rf"to_pettingzoo needs a sekai\.MultiAgentEnv, got {type(env).__name__}$"
+    ):
+        to_pettingzoo(env)
     with pytest.raises(TypeError, match="from_pettingzoo needs a PettingZoo ParallelEnv"):
         from_pettingzoo(QuoteAndTradeEnv())
 
