@@ -169,6 +169,21 @@ def _absent(session: nox.Session, distributions: list[str]) -> list[str]:
 
 
 @nox.session(python="3.11")
+def sb3(session: nox.Session) -> None:
+    """Every Stable-Baselines3 test and example, the slow PPO-solves-CartPole one included.
+
+    They need stable-baselines3 and torch (marker ``needs``), which the workspace does not
+    install: here torch comes from the CPU wheel. Other runs deselect the slow test.
+    """
+    _sync(session)
+    session.install("--find-links", "/opt/wheels", TORCH_CPU, "stable-baselines3>=2.3")
+    tests = ["tests/compat/test_sb3.py", "tests/spec/test_docs.py"]
+    session.run(
+        "pytest", "-p", "no:cacheprovider", "-m", "slow or not slow", *tests, *session.posargs
+    )
+
+
+@nox.session(python="3.11")
 def render(session: nox.Session) -> None:
     """The classic-control frames against gymnasium's own. gymnasium draws with pygame, which
     sekai does not depend on: it is installed here only, and draws offscreen."""
