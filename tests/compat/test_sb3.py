@@ -136,10 +136,7 @@ class _SoftmaxWeights(sekai.VecActionWrapper):
         return scores / scores.sum(axis=1, keepdims=True)
 
 
-@pytest.mark.skipif(
-    "Portfolio-v0" not in sekai.registry,
-    reason="needs Portfolio-v0 from sekai-finance (branch finance-core)",
-)
+@pytest.mark.needs("sekai-finance")
 def test_ppo_trains_on_the_native_portfolio_env():
     from stable_baselines3 import PPO
     from stable_baselines3.common.evaluation import evaluate_policy
