@@ -46,6 +46,14 @@ def _closure(names: set[str]) -> set[str]:
     return seen
 
 
+def _installed(name: str) -> bool:
+    try:
+        metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
 def _module_distribution(missing: str) -> str:
     """The distribution a missing module would come from: sekai.vector -> sekai-vector."""
     parts = missing.split(".")
@@ -60,7 +68,13 @@ def main() -> None:
         for d in metadata.distributions()
         if _canonical(d.metadata["Name"]).startswith("sekai")
     }
-    allowed = _closure(set(sekai_dists))
+    chosen_extras = {  # optional dependencies the set installed, i.e. the extras it asked for
+        name
+        for distribution in sekai_dists.values()
+        for name in _requirements(distribution)[1]
+        if _installed(name)
+    }
+    allowed = _closure(set(sekai_dists) | chosen_extras)
     owners = {
         module: {_canonical(d) for d in dists}
         for module, dists in metadata.packages_distributions().items()
@@ -87,7 +101,7 @@ def main() -> None:
     for top in sorted({m.split(".")[0] for m in sys.modules}):
         if (
             top in sys.stdlib_module_names
-            or top in {"sekai", "_distutils_hack"}
+            or top in {"sekai", "_distutils_hack", "cython_runtime"}
             or top.startswith("_")
         ):
             continue

@@ -17,8 +17,8 @@ from stable_baselines3.common.vec_env import VecEnv as SB3VecEnv
 from sekai.compat.spaces import to_gymnasium_space
 from sekai.vector import VecEnv
 from sekai.vector._lazy_infos import _LazyInfos
-from sekai.vector.base import _has_layer
-from sekai.vector.native import _info_row
+from sekai.vector.backend import has_layer
+from sekai.vector.native import info_row
 
 __all__ = ["to_sb3"]
 
@@ -82,7 +82,7 @@ class _SB3VecEnv(SB3VecEnv):
             reset_infos = columns.irregular_arrays["reset_info"]
             for position, i in enumerate(finished.tolist()):
                 self.reset_infos[i] = (
-                    _info_row(reset_infos, position, len(finished)) if reset_infos else {}
+                    info_row(reset_infos, position, len(finished)) if reset_infos else {}
                 )
         else:
             for i in finished:
@@ -127,7 +127,7 @@ class _SB3VecEnv(SB3VecEnv):
         """Whether each sub-env has a ``wrapper_class`` layer: only sekai wrappers can be there."""
         envs = getattr(self.vec, "envs", None)
         return [
-            envs is not None and _has_layer(envs[i], wrapper_class)
+            envs is not None and has_layer(envs[i], wrapper_class)
             for i in self._get_indices(indices)
         ]
 

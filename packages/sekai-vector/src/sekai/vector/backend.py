@@ -33,6 +33,7 @@ __all__ = [
     "EnvGroup",
     "check_env_fns",
     "check_same_spaces",
+    "has_layer",
     "prepare_env",
     "stack_reset_results",
     "stack_step_results",
@@ -66,12 +67,12 @@ def prepare_env(env: Any, autoreset: AutoresetMode) -> Env[Any, Any]:
     if autoreset is True:
         from sekai.wrappers import AutoReset
 
-        return env if _has_layer(env, AutoReset) else AutoReset(env)
+        return env if has_layer(env, AutoReset) else AutoReset(env)
     if autoreset == "next_step":
         from sekai.vector._next_step_autoreset import _NextStepAutoReset
         from sekai.wrappers import AutoReset
 
-        if _has_layer(env, AutoReset):  # reset in the same step, then once more in the next
+        if has_layer(env, AutoReset):  # reset in the same step, then once more in the next
             env.close()
             raise ValueError(
                 'autoreset="next_step" needs sub-envs that do not reset themselves; this one '
@@ -264,7 +265,7 @@ def _check_new_env(env: Env[Any, Any], seen: set[int]) -> None:
     seen.add(base)
 
 
-def _has_layer(env: Env[Any, Any], layer_type: type) -> bool:
+def has_layer(env: Env[Any, Any], layer_type: type) -> bool:
     """True when ``env`` or any wrapper below it is a ``layer_type``."""
     from sekai.wrappers import Wrapper
 

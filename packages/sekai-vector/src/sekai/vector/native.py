@@ -106,7 +106,7 @@ class NativeVecEnv(RngMixin, VecEnv):
         return VecResetResult(
             observations,
             _LazyInfos(
-                n, lambda i: _info_row(reset_infos, i, n), InfoColumns(reset_infos, _NO_ROWS, None)
+                n, lambda i: info_row(reset_infos, i, n), InfoColumns(reset_infos, _NO_ROWS, None)
             ),
         )
 
@@ -255,7 +255,7 @@ def _native_seed(seed: SeedArg) -> int | list[int] | None:
 
 
 # -- per-env info dicts, built on access ------------------------------------------------------
-def _info_row(arrays: InfoArrays, i: int, n: int) -> dict[str, Any]:
+def info_row(arrays: InfoArrays, i: int, n: int) -> dict[str, Any]:
     """Sub-env i's info: row i of each array with a leading n axis (1-D rows as Python scalars).
     A masked array's masked rows have no such key: figures only some sub-envs have this step."""
     info = {}
@@ -282,7 +282,7 @@ def _rows(value: Any, indices: np.ndarray, n: int) -> Any:
 
 
 def _step_info_builder(step_infos: InfoArrays, n: int) -> Callable[[int], dict[str, Any]]:
-    return lambda i: _info_row(step_infos, i, n)
+    return lambda i: info_row(step_infos, i, n)
 
 
 def _next_step_info_builder(
@@ -291,8 +291,8 @@ def _next_step_info_builder(
     def build(i: int) -> dict[str, Any]:
         position = _position(replaced, i)
         if position is None:
-            return _info_row(step_infos, i, n)
-        return _info_row(reset_infos, position, len(replaced))
+            return info_row(step_infos, i, n)
+        return info_row(reset_infos, position, len(replaced))
 
     return build
 
@@ -336,11 +336,11 @@ def _autoreset_info_builder(
     final: _FinalRows,
 ) -> Callable[[int], dict[str, Any]]:
     def build(i: int) -> dict[str, Any]:
-        info = _info_row(step_infos, i, n)
+        info = info_row(step_infos, i, n)
         position = _position(finished, i)
         if position is None:
             return info
-        reset = ResetResult(None, _info_row(reset_infos, position, len(finished)))
+        reset = ResetResult(None, info_row(reset_infos, position, len(finished)))
         return autoreset_result(final.step_result(i, info), reset).info
 
     return build
