@@ -140,7 +140,7 @@ def test_compare_prints_every_backend_at_every_num_envs(capsys, tmp_path, drift_
     )  # fmt: skip
     assert status == 0
     lines = out.splitlines()
-    assert lines[0].startswith(f"{drift_id}: random-action env steps per second on 1 core,")
+    assert lines[0].startswith(f"{drift_id}: random-action env steps per second on 1 core (load")
     table = lines[lines.index("") + 1 :]
     assert re.split(r"\s{2,}", table[0]) == ["Backend (--mode)", "2 sub-envs", "8 sub-envs"]
     rows = {re.split(r"\s{2,}", line)[0]: re.split(r"\s{2,}", line)[1:] for line in table[1:4]}

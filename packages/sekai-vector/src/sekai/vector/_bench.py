@@ -177,6 +177,11 @@ def _cores_text() -> str:
     return f"{cores} core" if cores == 1 else f"{cores} cores"
 
 
+def _load_average() -> float:
+    """The one-minute load average (0 where the system has none): other work skews the figures."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+
+
 def _chosen_backend(env_spec: EnvSpec, mode: str | None, workers: int | None) -> Backend:
     """The backend of a single ``sekai bench`` run; ``mode`` None is make_vec's default."""
     if mode is None:
@@ -296,8 +301,8 @@ def format_table(env_id: str, measurements: Sequence[Measurement], seconds: floa
         if sync and row is not sync
     ]
     lines = [
-        f"{env_id}: random-action env steps per second on {_cores_text()}, median of "
-        f"{REPEATS} runs of {seconds / REPEATS:g} s",
+        f"{env_id}: random-action env steps per second on {_cores_text()} (load average "
+        f"{_load_average():.1f}), median of {REPEATS} runs of {seconds / REPEATS:g} s",
         "",
         *_aligned([header, *body]),
     ]
@@ -334,6 +339,7 @@ def _write_json(path: str, args: argparse.Namespace, measurements: list[Measurem
         "env_id": args.id,
         "unit": "env steps per second",
         "cores": _cores(),
+        "load_average": _load_average(),
         "machine": platform.machine(),
         "python": platform.python_version(),
         "seconds": args.seconds,
@@ -348,7 +354,7 @@ def plot(path: str, env_id: str, measurements: Sequence[Measurement]) -> None:
     """Steps per second against num_envs on log axes, one line per backend, to a PNG."""
     # the optional extra: imported only for --plot; Figure needs no pyplot and no GUI backend
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    from matplotlib.ticker import FuncFormatter
 
     figure = Figure(figsize=(7.0, 4.5), layout="constrained")
     axes = figure.add_subplot()
@@ -374,13 +380,19 @@ def plot(path: str, env_id: str, measurements: Sequence[Measurement]) -> None:
     axes.set_xticks(sorted({m.num_envs for m in measurements if m.backend is not SINGLE_ENV}))
     axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
-    axes.yaxis.set_minor_formatter(NullFormatter())
+    axes.yaxis.set_minor_formatter(FuncFormatter(_label_2_and_5))
     axes.set_xlabel("sub-envs (num_envs)")
     axes.set_ylabel("env steps per second")
     axes.set_title(f"{env_id}: random-action throughput, {_cores_text()}")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend()
     figure.savefig(path, dpi=120)
+
+
+def _label_2_and_5(value: float, _: object) -> str:
+    """Minor ticks of a log axis: label 2x and 5x a power of ten, so the scale reads at a glance."""
+    leading = f"{value:.0e}"[0]
+    return f"{value:,.0f}" if leading in "25" else ""
 
 
 class _Progress:
