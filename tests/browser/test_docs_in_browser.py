@@ -37,6 +37,7 @@ PAGES = {
     "": "sekai",
     "getting-started/": "Getting started",
     "api/": "API reference",
+    "performance/": "Performance",
 }
 
 
@@ -101,3 +102,12 @@ def test_the_api_reference_is_generated_from_docstrings(browser, base_url):
     text = page.locator("article").inner_text()
     page.close()
     assert "make_vec" in text and "Build num_envs copies of the env registered under id" in text
+
+
+def test_the_performance_plot_is_shown(browser, base_url):
+    page = browser.new_page()
+    page.goto(base_url + "performance/", wait_until="networkidle")
+    plot = page.locator("article img").first
+    width = plot.evaluate("image => image.complete ? image.naturalWidth : 0")
+    page.close()
+    assert width > 500  # the PNG loaded and decoded, not a broken-image icon
