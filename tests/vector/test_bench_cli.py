@@ -133,10 +133,10 @@ def test_the_single_env_is_reset_when_its_episode_ends():
 
 
 def test_compare_prints_every_backend_at_every_num_envs(capsys, tmp_path, drift_id, one_core):
-    out_file = tmp_path / "figures.json"
+    out_file, picture = tmp_path / "figures.json", tmp_path / "bench.png"
     status, out, err = _bench_cli(
         capsys, drift_id, "--compare", "--num-envs", "2", "8", "--seconds", SECONDS,
-        "--json", str(out_file),
+        "--json", str(out_file), "--plot", str(picture),
     )  # fmt: skip
     assert status == 0
     lines = out.splitlines()
@@ -161,6 +161,13 @@ def test_compare_prints_every_backend_at_every_num_envs(capsys, tmp_path, drift_
         *((b, n) for b in ("native (DriftVecEnv)", "sync", "proc --workers 1") for n in (2, 8)),
     ]
 
+    from matplotlib.image import imread
+
+    pixels = imread(picture)
+    assert pixels.shape[0] > 300 and pixels.shape[1] > 500
+    colours = np.unique(pixels[..., :3].reshape(-1, 3), axis=0)
+    assert len(colours) > 50  # lines, bands, text: not a blank canvas
+
 
 def test_compare_skips_proc_with_more_workers_than_sub_envs(capsys, monkeypatch):
     monkeypatch.setattr(_bench, "_cores", lambda: 2)
@@ -170,21 +177,6 @@ def test_compare_skips_proc_with_more_workers_than_sub_envs(capsys, monkeypatch)
     assert status == 0
     row = next(line for line in out.splitlines() if line.startswith("proc --workers 2"))
     assert re.split(r"\s{2,}", row)[1] == "-"
-
-
-def test_compare_plot_draws_a_png(capsys, tmp_path, drift_id, one_core):
-    picture = tmp_path / "bench.png"
-    status, _, _ = _bench_cli(
-        capsys, drift_id, "--compare", "--num-envs", "2", "8", "--seconds", SECONDS,
-        "--plot", str(picture),
-    )  # fmt: skip
-    assert status == 0
-    from matplotlib.image import imread
-
-    pixels = imread(picture)
-    assert pixels.shape[0] > 300 and pixels.shape[1] > 500
-    colours = np.unique(pixels[..., :3].reshape(-1, 3), axis=0)
-    assert len(colours) > 50  # lines, bands, text: not a blank canvas
 
 
 def test_progress_draws_a_bar_on_a_terminal():
@@ -241,6 +233,11 @@ def test_user_errors_are_one_line_and_exit_2(capsys, args, message):
     assert status == 2 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith("sekai bench: error: "), err
     assert message.lower() in err.lower()
+
+
+def test_workers_for_a_native_env_are_refused_not_ignored(capsys, drift_id):
+    status, _, err = _bench_cli(capsys, drift_id, "--workers", "2", "--seconds", SECONDS)
+    assert status == 2 and "--mode native does not take --workers" in err
 
 
 def test_plot_without_matplotlib_says_what_to_install(capsys, monkeypatch, tmp_path):

@@ -187,16 +187,17 @@ def _chosen_backend(env_spec: EnvSpec, mode: str | None, workers: int | None) ->
     if mode is None:
         mode = "native" if env_spec.vector_entry_point is not None else "sync"
     if mode in ("native", "vector_entry_point"):
-        return _native_backend(env_spec)
+        return _native_backend(env_spec, workers)
     label = mode if workers is None else f"{mode} --workers {workers}"
     return Backend(label, mode, workers)
 
 
-def _native_backend(env_spec: EnvSpec) -> Backend:
+def _native_backend(env_spec: EnvSpec, workers: int | None = None) -> Backend:
+    """The native env's row, named after its class; ``workers`` only to be refused by make_vec."""
     entry_point = env_spec.vector_entry_point
     name = entry_point.rpartition(":")[2] if isinstance(entry_point, str) else None
     name = name or getattr(entry_point, "__name__", None)
-    return Backend(f"native ({name})" if name else "native", "native")
+    return Backend(f"native ({name})" if name else "native", "native", workers)
 
 
 def compare_backends(env_spec: EnvSpec, cores: int) -> list[Backend]:
