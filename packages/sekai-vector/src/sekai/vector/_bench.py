@@ -63,9 +63,8 @@ class Measurement:
         return statistics.median(self.rates)
 
     def summary(self) -> str:
-        where = "" if self.backend is SINGLE_ENV else f", {self.num_envs} sub-envs"
         return (
-            f"{self.backend.label}{where}: {_figure(self.median)} steps/s "
+            f"{_where(self.backend, self.num_envs)}: {_figure(self.median)} steps/s "
             f"(min {_figure(min(self.rates))}, max {_figure(max(self.rates))})"
         )
 
@@ -80,6 +79,11 @@ class Measurement:
             "max": max(self.rates),
             "runs": list(self.rates),
         }
+
+
+def _where(backend: Backend, num_envs: int) -> str:
+    """``"sync, 16 sub-envs"``; the single env has no sub-envs to count."""
+    return backend.label if backend is SINGLE_ENV else f"{backend.label}, {num_envs} sub-envs"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     with _Progress(total=len(plan) * REPEATS) as progress:
         measurements = []
         for backend, num_envs in plan:
-            progress.describe(f"{backend.label}, {num_envs} sub-envs")
+            progress.describe(_where(backend, num_envs))
             measurement = measure(
                 env_spec, backend, num_envs, args.seconds, args.seed, progress.advance
             )
