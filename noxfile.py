@@ -104,7 +104,9 @@ def wheels(session: nox.Session) -> None:
                 session.error(f"{wheel.name} lacks {sorted({'sekai/__init__.py'} - names)}")
         elif owns_init:
             session.error(f"{wheel.name} ships {sorted(owns_init)}: only sekai-core may")
-    session.install(*map(str, built), *TEST_DEPS, "gymnasium>=1.0", "pettingzoo>=1.24")
+    session.install(
+        *map(str, built), *TEST_DEPS, "gymnasium>=1.0", "pettingzoo>=1.24", "matplotlib>=3.8"
+    )
     with session.chdir(session.create_tmp()):
         session.run("python", "-c", "import sekai, sekai.vector, sekai.finance, sekai.compat")
     session.run("pytest", "-p", "no:cacheprovider", *session.posargs)
