@@ -1,7 +1,16 @@
-"""Every check CI runs. `nox` runs them all; `nox -s tests` runs one."""
+"""Every check CI runs. `nox` runs them all; `nox -s tests` runs one; `nox -l` lists them.
+
+The wheels and sdists are built once per nox run (`_dist`) and shared by every session that
+installs them, so each install set tests exactly what a user would install from an index.
+"""
 
 from __future__ import annotations
 
+import functools
+import re
+import tarfile
+import tempfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -13,7 +22,48 @@ nox.options.error_on_missing_interpreters = True
 
 ROOT = Path(__file__).parent
 PACKAGES = ["sekai-core", "sekai-vector", "sekai-finance", "sekai-compat"]
+PYPROJECTS = [
+    ROOT / "pyproject.toml",
+    *(ROOT / "packages" / n / "pyproject.toml" for n in PACKAGES),
+]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
+TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
+OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "matplotlib"]
+
+# What each distribution's wheel may ship under its top-level folders (sdists: the same under src/).
+OWN_FILES = {
+    "sekai_core": r"sekai/(?!vector/|finance/|envs/finance/|compat/|_plugins/(?!core\.py)).*",
+    "sekai_vector": r"sekai/(vector/.*|_plugins/vector\.py)",
+    "sekai_finance": r"sekai/(finance/.*|envs/finance/.*|_plugins/finance\.py)",
+    "sekai_compat": r"sekai/(compat/.*|_plugins/compat\.py)",
+    "sekai_demo_plugin": r"sekai_demo_plugin/.*",
+    "sekai": r"(?!)",  # the meta-distribution ships no code
+}
+
+# Libraries some tests compare against (gymnasium's dynamics, cloudpickle round trips). The sets
+# below sekai-compat install them as test tools; the compat sets must not, to test their absence.
+REFERENCES = ["gymnasium>=1.0", "cloudpickle>=2.0"]
+
+# name -> (what to install from the built wheels, the tests that apply to it, test tools)
+INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
+    "core": (["sekai-core", "sekai-demo-plugin"], ["tests/core", "tests/integration"], REFERENCES),
+    "core-vector": (
+        ["sekai-core", "sekai-vector", "sekai-demo-plugin"],
+        ["tests/core", "tests/vector"],
+        REFERENCES,
+    ),
+    "core-finance": (["sekai-core", "sekai-finance"], ["tests/finance"], REFERENCES),
+    "core-vector-finance": (
+        ["sekai-core", "sekai-vector", "sekai-finance"],
+        ["tests/vector", "tests/finance"],
+        REFERENCES,
+    ),
+    "compat": (["sekai-compat"], ["tests/compat"], []),
+    "compat-gymnasium": (["sekai-compat[gymnasium]"], ["tests/compat"], []),
+    "compat-pettingzoo": (["sekai-compat[pettingzoo]"], ["tests/compat"], []),
+    "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
+    "all": (["sekai[gymnasium,pettingzoo,sb3,plot]", "sekai-demo-plugin"], ["tests"], []),
+}
 _QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}  # material's end-of-life banner, on every build
 
 
@@ -29,11 +79,76 @@ def _sync(session: nox.Session, *args: str) -> None:
     )
 
 
+@functools.cache
+def _dist() -> Path:
+    """Build every wheel and sdist of the workspace once per nox run."""
+    folder = Path(tempfile.mkdtemp(prefix="sekai-dist-"))
+    nox.command.run(
+        ["uv", "build", "--all-packages", "-q", "-o", str(folder)], external=True, silent=True
+    )
+    return folder
+
+
+def _wheel(name: str) -> Path:
+    """The built wheel of distribution ``name``."""
+    (wheel,) = _dist().glob(f"{name.replace('-', '_')}-*.whl")
+    return wheel
+
+
+def _install_built(session: nox.Session, specs: list[str]) -> None:
+    """Install built wheels into the session's venv, as a user would from an index.
+
+    Every sekai distribution resolves to this run's wheel (a uv override), also when it comes in
+    as another's dependency, so nothing of the same name can be taken from an index.
+    """
+    overrides = Path(session.create_tmp()) / "sekai-wheels.txt"
+    overrides.write_text(
+        "".join(
+            f"{wheel.name.split('-')[0].replace('_', '-')} @ {wheel.as_uri()}\n"
+            for wheel in _dist().glob("*.whl")
+        )
+    )
+    if any("sb3" in spec for spec in specs):
+        session.install("--find-links", "/opt/wheels", TORCH_CPU)
+    session.install("--override", str(overrides), *specs, *TEST_DEPS)
+
+
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
-    """The whole test suite against the editable workspace."""
+    """The whole test suite against the editable workspace (stable-baselines3: `installs`)."""
     _sync(session)
-    session.run("pytest", *session.posargs)
+    session.run("pytest", *session.posargs, env={"SEKAI_TEST_ABSENT": "stable-baselines3,ray"})
+
+
+@nox.session(python="3.11")
+@nox.parametrize("install_set", list(INSTALL_SETS))
+def installs(session: nox.Session, install_set: str) -> None:
+    """One install set from the built wheels in a fresh venv: its imports, then its tests."""
+    specs, paths, tools = INSTALL_SETS[install_set]
+    session.run("uv", "venv", "--clear", "-q", session.virtualenv.location, external=True)
+    _install_built(session, specs)
+    session.run("python", "tests/integration/import_check.py")  # before the test tools
+    if tools:
+        session.install(*tools)
+    absent = [name for name in [*PACKAGES, *OPTIONAL] if not _has(session, name)]
+    if "sekai-vector" in absent:
+        session.run("python", "tests/integration/slim_check.py")
+    env = {"SEKAI_TEST_ABSENT": ",".join(absent)}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *paths, *session.posargs, env=env)
+
+
+def _has(session: nox.Session, distribution: str) -> bool:
+    """Whether ``distribution`` is installed in the session's venv."""
+    output = session.run(
+        "python",
+        "-c",
+        "import importlib.metadata as m, sys\n"
+        "try: m.distribution(sys.argv[1]); print('yes')\n"
+        "except m.PackageNotFoundError: print('no')",
+        distribution,
+        silent=True,
+    )
+    return str(output).strip().endswith("yes")
 
 
 @nox.session(python="3.11")
@@ -84,29 +199,98 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session(python="3.11")
-def slim(session: nox.Session) -> None:
-    """sekai-core alone in a fresh venv: spaces and make() work, other parts fail clearly."""
-    session.install("packages/sekai-core")
-    session.run("python", "tests/integration/slim_check.py")
+def release(session: nox.Session) -> None:
+    """Release checks on the built wheels and sdists: contents, metadata, versions, twine."""
+    dist = _dist()
+    built = sorted(dist.glob("*.whl")) + sorted(dist.glob("*.tar.gz"))
+    problems = [problem for path in built for problem in _contents_problems(path)]
+    problems += _version_problems()
+    if problems:
+        session.error("\n".join(problems))
+    session.install("twine>=6")
+    session.run("twine", "check", "--strict", *map(str, built))
+    _install_built(session, ["sekai", "sekai-demo-plugin"])
+    output = session.run("python", "-m", "sekai", "--version", silent=True)
+    if str(output).strip() != f"sekai {_version()}":
+        session.error(f"python -m sekai --version printed {output!r}")
 
 
-@nox.session(python="3.11")
-def wheels(session: nox.Session) -> None:
-    """Build every wheel, check who ships sekai/__init__.py, install the wheels, run the tests."""
-    dist = Path(session.create_tmp()) / "dist"
-    session.run("uv", "build", "--all-packages", "--wheel", "-o", str(dist), external=True)
-    built = sorted(dist.glob("*.whl"))
-    for wheel in built:
-        names = set(zipfile.ZipFile(wheel).namelist())
-        owns_init = {"sekai/__init__.py", "sekai/envs/__init__.py"} & names
-        if wheel.name.startswith("sekai_core-"):
-            if len(owns_init) != 2:
-                session.error(f"{wheel.name} lacks {sorted({'sekai/__init__.py'} - names)}")
-        elif owns_init:
-            session.error(f"{wheel.name} ships {sorted(owns_init)}: only sekai-core may")
-    session.install(
-        *map(str, built), *TEST_DEPS, "gymnasium>=1.0", "pettingzoo>=1.24", "matplotlib>=3.8"
-    )
-    with session.chdir(session.create_tmp()):
-        session.run("python", "-c", "import sekai, sekai.vector, sekai.finance, sekai.compat")
-    session.run("pytest", "-p", "no:cacheprovider", *session.posargs)
+@nox.session(python=False)
+def bump(session: nox.Session) -> None:
+    """`nox -s bump -- X.Y.Z`: set every distribution's version and the pins between them."""
+    if len(session.posargs) != 1 or not re.fullmatch(r"\d+\.\d+\.\d+", session.posargs[0]):
+        session.error("usage: nox -s bump -- X.Y.Z")
+    (new,) = session.posargs
+    old = _version()
+    for path in [*PYPROJECTS, ROOT / "examples/demo-plugin/pyproject.toml", _VERSION_FILE]:
+        text = path.read_text()
+        text = text.replace(f'"{old}"', f'"{new}"').replace(f"=={old}", f"=={new}")
+        text = text.replace(f">={old}", f">={new}").replace(_next_minor(old), _next_minor(new))
+        path.write_text(text)
+    problems = _version_problems()
+    if problems:
+        session.error("\n".join(problems))
+    session.log(f"{old} -> {new}; run `uv lock` and commit")
+
+
+_VERSION_FILE = ROOT / "packages/sekai-core/src/sekai/_version.py"
+
+
+def _version() -> str:
+    """The one version of every sekai distribution, from sekai-core's _version.py."""
+    match = re.search(r'__version__ = "(.+)"', _VERSION_FILE.read_text())
+    assert match, _VERSION_FILE
+    return match.group(1)
+
+
+def _next_minor(version: str) -> str:
+    major, minor, _ = version.split(".")
+    return f"<{major}.{int(minor) + 1}"
+
+
+def _version_problems() -> list[str]:
+    """Every pyproject carries the one version; siblings pin a compatible sekai range."""
+    version = _version()
+    compatible = f">={version},{_next_minor(version)}"
+    problems = []
+    for path in [*PYPROJECTS, ROOT / "examples/demo-plugin/pyproject.toml"]:
+        project = tomllib.loads(path.read_text())["project"]
+        name = project["name"]
+        if name != "sekai-demo-plugin" and project["version"] != version:
+            problems.append(f"{path}: version {project['version']}, sekai is {version}")
+        requirements = [
+            *project.get("dependencies", []),
+            *(r for rs in project.get("optional-dependencies", {}).values() for r in rs),
+        ]
+        for requirement in requirements:
+            pinned = re.match(r"(sekai-[a-z]+)(\[[^]]*\])?(.*)", requirement)
+            if not pinned:
+                continue
+            wanted = f"=={version}" if name == "sekai" else compatible
+            if pinned.group(3) != wanted:
+                problems.append(f"{path}: {requirement!r} should pin {pinned.group(1)}{wanted}")
+    return problems
+
+
+def _contents_problems(path: Path) -> list[str]:
+    """Files a wheel or sdist ships outside its own folders, and missing licence/README."""
+    name = path.name.split("-")[0]
+    own = re.compile(OWN_FILES[name])
+    if path.suffix == ".whl":
+        names = zipfile.ZipFile(path).namelist()
+        meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = zipfile.ZipFile(path).read(meta).decode()
+        code = [n for n in names if ".dist-info/" not in n]
+    else:
+        with tarfile.open(path) as archive:
+            names = [n.split("/", 1)[1] for n in archive.getnames() if "/" in n]
+            info = next(m for m in archive.getmembers() if m.name.endswith("/PKG-INFO"))
+            metadata = archive.extractfile(info).read().decode()  # type: ignore[union-attr]
+        extra = {"pyproject.toml", "PKG-INFO", "README.md", "LICENSE", ".gitignore"}
+        code = [n.removeprefix("src/") for n in names if n not in extra]
+    problems = [f"{path.name} ships {n}, outside its own folders" for n in code if not own.match(n)]
+    if "License-Expression: MIT" not in metadata or "License-File: LICENSE" not in metadata:
+        problems.append(f"{path.name}: no MIT licence metadata or LICENSE file")
+    if "Description-Content-Type: text/markdown" not in metadata:
+        problems.append(f"{path.name}: no README as its description")
+    return problems

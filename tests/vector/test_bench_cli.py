@@ -133,10 +133,10 @@ def test_the_single_env_is_reset_when_its_episode_ends():
 
 
 def test_compare_prints_every_backend_at_every_num_envs(capsys, tmp_path, drift_id, one_core):
-    out_file, picture = tmp_path / "figures.json", tmp_path / "bench.png"
+    out_file = tmp_path / "figures.json"
     status, out, err = _bench_cli(
         capsys, drift_id, "--compare", "--num-envs", "2", "8", "--seconds", SECONDS,
-        "--json", str(out_file), "--plot", str(picture),
+        "--json", str(out_file),
     )  # fmt: skip
     assert status == 0
     lines = out.splitlines()
@@ -161,6 +161,16 @@ def test_compare_prints_every_backend_at_every_num_envs(capsys, tmp_path, drift_
         *((b, n) for b in ("native (DriftVecEnv)", "sync", "proc --workers 1") for n in (2, 8)),
     ]
 
+
+@pytest.mark.needs("matplotlib")
+def test_compare_plot_draws_a_png(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(_bench, "_cores", lambda: 1)
+    picture = tmp_path / "bench.png"
+    status, _, _ = _bench_cli(
+        capsys, "CartPole-v1", "--compare", "--num-envs", "2", "4", "--seconds", SECONDS,
+        "--plot", str(picture),
+    )  # fmt: skip
+    assert status == 0
     from matplotlib.image import imread
 
     pixels = imread(picture)

@@ -62,6 +62,7 @@ def test_finance_hint_only_for_finance_ids(without_finance):
     assert "pip install" not in str(caught.value)
 
 
+@pytest.mark.needs("sekai-finance")
 def test_no_install_hint_when_finance_is_installed():
     sekai.registry._specs.pop("OptimalExecution-v0", None)
     with pytest.raises(UnknownEnvError) as caught:

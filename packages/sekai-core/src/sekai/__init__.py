@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-__version__ = "0.1.0"
+from sekai._version import __version__ as __version__
 
 
 def _extend_path(path: list[str], *parts: str) -> None:

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sekai._version import __version__
 from sekai.registration import EnvSpec, load_entry_point, registry
 
 _USER_REGISTRATIONS = "registered at runtime"
@@ -47,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sekai", description="Reinforcement-learning environments for markets."
     )
+    parser.add_argument("--version", action="version", version=f"sekai {__version__}")
     commands = parser.add_subparsers(
         title="commands", required=True, metavar="COMMAND", dest="command"
     )

@@ -1,0 +1,86 @@
+"""Which tests need which distributions, so that each install set runs the tests that apply to it.
+
+A test needs the distributions of its folder (``tests/vector/`` needs sekai-vector, ...) and those
+its ``@pytest.mark.needs(...)`` marker names. Tests whose needs are not installed are deselected
+and named in the summary, never skipped as if they had passed. ``SEKAI_TEST_ABSENT`` (comma-
+separated, set by the nox sessions) lists what a run knowingly lacks: when it is set, a need that
+is missing but not listed is an error, so a broken install cannot quietly drop tests.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+_TESTS = Path(__file__).parent
+_FOLDER_NEEDS: dict[str, tuple[str, ...]] = {
+    "vector": ("sekai-vector",),
+    "finance": ("sekai-finance",),
+    "compat": ("sekai-compat",),
+    "spec": ("sekai-vector", "sekai-finance", "sekai-compat", "gymnasium", "pettingzoo"),
+}
+_missing: set[str] = set()  # needs of tests this run left out
+
+
+@cache
+def _installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def _absent(needs: Iterable[str]) -> set[str]:
+    return {need for need in needs if not _installed(need)}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs(*distributions): the test runs only where these are installed"
+    )
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Do not import a test folder whose distributions are absent."""
+    if collection_path.parent != _TESTS:
+        return None
+    absent = _absent(_FOLDER_NEEDS.get(collection_path.name, ()))
+    _missing.update(absent)
+    return True if absent else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    keep, dropped = [], []
+    for item in items:
+        absent = _absent({need for mark in item.iter_markers("needs") for need in mark.args})
+        (dropped if absent else keep).append(item)
+        _missing.update(absent)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+    listed = os.environ.get("SEKAI_TEST_ABSENT")
+    if listed is not None:
+        unexpected = _missing - {name.strip() for name in listed.split(",") if name.strip()}
+        if unexpected:
+            raise pytest.UsageError(
+                f"tests need {sorted(unexpected)}, which this run lacks and "
+                f"SEKAI_TEST_ABSENT={listed!r} does not list"
+            )
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    listed = os.environ.get("SEKAI_TEST_ABSENT")
+    return f"sekai: runs without {listed}" if listed else None
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _missing:
+        terminalreporter.write_line(
+            f"sekai: left out the tests that need {', '.join(sorted(_missing))} (not installed)"
+        )
