@@ -28,7 +28,7 @@ PYPROJECTS = [
 ]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
 TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
-OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "matplotlib"]
+OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib"]
 
 # What each distribution's wheel may ship under its top-level folders (sdists: the same under src/).
 OWN_FILES = {
@@ -117,7 +117,8 @@ def _install_built(session: nox.Session, specs: list[str]) -> None:
 def tests(session: nox.Session) -> None:
     """The whole test suite against the editable workspace (stable-baselines3: `installs`)."""
     _sync(session)
-    session.run("pytest", *session.posargs, env={"SEKAI_TEST_ABSENT": "stable-baselines3,ray"})
+    absent = "stable-baselines3,ray,pygame"  # pygame: the render session
+    session.run("pytest", *session.posargs, env={"SEKAI_TEST_ABSENT": absent})
 
 
 @nox.session(python="3.11")
@@ -149,6 +150,20 @@ def _has(session: nox.Session, distribution: str) -> bool:
         silent=True,
     )
     return str(output).strip().endswith("yes")
+
+
+@nox.session(python="3.11")
+def render(session: nox.Session) -> None:
+    """The classic-control frames against gymnasium's own. gymnasium draws with pygame, which
+    sekai does not depend on: it is installed here only, and draws offscreen."""
+    _sync(session)
+    session.install("pygame")
+    session.run(
+        "pytest",
+        "tests/core/envs/test_classic_control_render_vs_gymnasium.py",
+        *session.posargs,
+        env={"SDL_VIDEODRIVER": "dummy"},
+    )
 
 
 @nox.session(python="3.11")

@@ -53,9 +53,31 @@ def test_a_correct_env_passes_without_warnings_and_is_closed() -> None:
 
 @pytest.mark.parametrize("env_id", sekai.testing.env_ids())
 def test_every_registered_env_passes(env_id: str) -> None:
+    env = sekai.make(env_id)
+    if isinstance(env, sekai.MultiAgentEnv):  # check_env is single-agent: roll it out instead
+        check_multi_agent_rollout(env)
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("error", EnvCheckWarning)
-        check_env(sekai.make(env_id))
+        check_env(env)
+
+
+def check_multi_agent_rollout(env: sekai.MultiAgentEnv[Any, Any, Any], steps: int = 20) -> None:
+    """Observations lie in their agents' spaces, and sampled actions (within the env's action
+    masks, if it has them) step without error."""
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(0)
+    result: Any = env.reset(seed=0)
+    for _ in range(steps):
+        for agent, observation in result.observations.items():
+            assert env.observation_space(agent).contains(observation), agent
+        if result.all_done:
+            break
+        masks = getattr(env, "action_mask", lambda agent: None)
+        result = env.step(
+            {a: env.action_space(a).sample(mask=masks(a)) for a in result.observations}
+        )
+    env.close()
 
 
 # -- one broken env per rule -------------------------------------------------------------------
@@ -430,3 +452,15 @@ def test_render_check_runs_only_when_asked() -> None:
     Renders.metadata = {"render_modes": ["human"]}
     with pytest.raises(AssertionError, match="should not be called"):
         check_env(Renders(), skip_render_check=False)
+
+
+@pytest.mark.parametrize("wrapper", [sekai.NormalizeObservation, sekai.NormalizeReward])
+def test_a_learning_normalizer_gets_the_advice_to_freeze_it(wrapper: Any) -> None:
+    env = sekai.ClipReward(wrapper(sekai.make("CartPole-v1")), -10.0, 10.0)
+    name = wrapper.__name__
+    with pytest.raises(EnvCheckError, match=f"update_running_mean = False on the {name}") as caught:
+        check_env(env, warn=False)
+    assert "_set_rng" not in str(caught.value)
+    frozen = wrapper(sekai.make("CartPole-v1"))
+    frozen.update_running_mean = False
+    check_env(frozen, warn=False)

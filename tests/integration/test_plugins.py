@@ -18,7 +18,7 @@ from sekai.registration import PluginWarning, Registry
 
 def test_demo_env_is_made_by_id_with_its_registered_defaults():
     env = sekai.make("demo/RandomWalk-v0")
-    assert isinstance(env, sekai.TimeLimit)
+    assert isinstance(env.env, sekai.TimeLimit)
     assert env.spec.distribution == "sekai-demo-plugin"
     assert env.max_episode_steps == 200
     assert env.unwrapped.sigma == 0.01

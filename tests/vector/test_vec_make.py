@@ -155,3 +155,16 @@ def test_proc_mode_ships_the_sub_env_factories_to_workers():
 def test_num_envs_may_be_a_numpy_integer_as_for_every_vec_env():
     with make_vec("CartPole-v1", num_envs=np.int64(2)) as vec:  # e.g. read from a config array
         assert vec.num_envs == 2 and type(vec.num_envs) is int
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "proc"])
+def test_an_unknown_vector_kwarg_names_the_public_backend_and_its_arguments(mode: str) -> None:
+    backend = {"sync": "SyncVecEnv", "async": "AsyncVecEnv", "proc": "ProcVecEnv"}[mode]
+    with pytest.raises(TypeError, match=rf"vector_kwargs \['foo'\].*{backend}.*'autoreset'") as e:
+        make_vec("CartPole-v1", 2, mode, vector_kwargs={"foo": 1})
+    assert "_InProcessVecEnv" not in str(e.value)
+
+
+def test_a_single_wrapper_not_in_a_list_says_to_pass_a_list() -> None:
+    with pytest.raises(TypeError, match=r"wrappers=\[FlattenObservation\]"):
+        make_vec("CartPole-v1", 2, wrappers=sekai.FlattenObservation)

@@ -302,3 +302,11 @@ def test_a_wrapper_that_overrides_step_and_reset_keeps_them_under_async():
 def test_record_episode_statistics_refuses_a_tracker_that_is_not_one():
     with pytest.raises(TypeError, match="EpisodeTracker"):  # not at the first episode's end
         VecRecordEpisodeStatistics(walks(2), tracker={})
+
+
+def test_a_single_env_wrapper_around_a_vec_env_points_at_its_vector_version() -> None:
+    with sekai.make_vec("CartPole-v1", 2) as vec:
+        with pytest.raises(TypeError, match=r"use sekai\.VecRecordEpisodeStatistics"):
+            sekai.RecordEpisodeStatistics(vec)
+        with pytest.raises(TypeError, match=r"make_vec\(\.\.\., wrappers=\[ClipReward"):
+            sekai.ClipReward(vec, -1.0, 1.0)

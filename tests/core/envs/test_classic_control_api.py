@@ -50,7 +50,7 @@ def test_registered_by_sekai_core_with_gymnasiums_time_limit(env_id: str) -> Non
     assert type(env.unwrapped) is env_type
     assert env.get_attr("max_episode_steps") == max_episode_steps
     assert env.render_mode is None
-    assert env.metadata["render_modes"] == []
+    assert env.metadata["render_modes"] == ["rgb_array"]  # drawn without pygame
     env.close()
 
 
@@ -132,14 +132,22 @@ def test_step_before_reset_is_an_error(env_type: type) -> None:
 
 
 @pytest.mark.parametrize("env_type", [CartPoleEnv, MountainCarEnv, AcrobotEnv], ids=_name)
-@pytest.mark.parametrize("action", [-1, 3, 0.5])
+@pytest.mark.parametrize(
+    "action",
+    # not members of Discrete(n), as in gymnasium, though == compares some of them equal to 1
+    [-1, 3, 0.5, True, 1.0, np.float32(1), np.array([1]), np.array(1.0), "1"],
+    ids=repr,
+)
 def test_invalid_discrete_action_is_a_value_error(env_type: type, action: object) -> None:
     env = env_type()
     env.reset(seed=0)
-    if env_type is CartPoleEnv and action == 3:
+    if env_type is CartPoleEnv and isinstance(action, int) and action == 3:
         action = 2
+    assert action not in env.action_space
+    state = env.state
     with pytest.raises(ValueError, match="actions are"):
         env.step(action)
+    assert env.state == state
 
 
 @pytest.mark.parametrize("env_type", [PendulumEnv, MountainCarContinuousEnv], ids=_name)
@@ -197,16 +205,33 @@ def test_state_setter_takes_any_sequence_of_the_right_length() -> None:
         env.state = [0.1, 0.2]
 
 
-def test_cartpole_steps_after_termination_earn_nothing_and_warn_once() -> None:
+def test_cartpole_steps_after_termination_earn_nothing() -> None:
     env = CartPoleEnv()
     env.reset(seed=0)
     env.state = [2.39, 5.0, 0.0, 0.0]
     result = env.step(1)
     assert result.terminated and result.reward == 1.0
-    with pytest.warns(UserWarning, match="after the episode terminated"):
+    assert env.step(1).reward == 0.0
+    assert env.step(1).reward == 0.0
+    env.reset(seed=0)
+    assert env.step(1).reward == 1.0
+
+
+def test_a_made_cartpole_warns_once_about_steps_after_termination() -> None:
+    env = sekai.make("CartPole-v1")
+    env.reset(seed=0)
+    env.unwrapped.state = [2.39, 5.0, 0.0, 0.0]
+    assert env.step(1).terminated
+    with pytest.warns(UserWarning, match="after the episode terminated") as caught:
         assert env.step(1).reward == 0.0
+    assert len(caught) == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert env.step(1).reward == 0.0
-    env.reset(seed=0)
-    assert env.step(1).reward == 1.0
+
+
+@pytest.mark.parametrize("env_type", ENV_TYPES)
+@pytest.mark.parametrize("options", [3, ["low"], "low"])
+def test_options_that_are_not_a_dict_are_named(env_type, options) -> None:
+    with pytest.raises(TypeError, match=r"options must be a dict or None, got"):
+        env_type().reset(options=options)

@@ -14,7 +14,7 @@ from sekai.registration import EnvSpec
 def test_make_passes_registered_kwargs_updated_by_the_callers():
     sekai.register("test/Counting-v0", CountingEnv, kwargs={"start": 5, "colour": "red"})
     env = sekai.make("test/Counting-v0", colour="blue", size=2)
-    assert isinstance(env, CountingEnv)
+    assert isinstance(env.unwrapped, CountingEnv)
     assert (env.start, env.extra) == (5, {"colour": "blue", "size": 2})
 
 
@@ -26,10 +26,10 @@ def test_env_spec_holds_the_overrides_and_registry_entry_is_unchanged():
     assert sekai.make(env.spec).start == 9  # the env's spec rebuilds the same env
 
 
-def test_without_time_limit_make_returns_the_env_itself():
+def test_without_time_limit_make_returns_the_env_in_order_enforcing_only():
     sekai.register("test/Counting-v0", CountingEnv)
     env = sekai.make("test/Counting-v0")
-    assert type(env) is CountingEnv
+    assert type(env) is sekai.OrderEnforcing and type(env.env) is CountingEnv
     assert env.spec == sekai.spec("test/Counting-v0")
 
 
@@ -53,7 +53,7 @@ def test_entry_point_that_builds_no_env_is_a_type_error_naming_it(built):
 def test_registered_time_limit_wraps_in_time_limit_and_truncates():
     sekai.register("test/Limited-v0", CountingEnv, max_episode_steps=3)
     env = sekai.make("test/Limited-v0")
-    assert isinstance(env, sekai.TimeLimit)
+    assert isinstance(env, sekai.OrderEnforcing) and isinstance(env.env, sekai.TimeLimit)
     assert isinstance(env.unwrapped, CountingEnv)
     env.reset()
     truncated = [env.step(0).truncated for _ in range(3)]
@@ -123,7 +123,7 @@ def test_string_entry_point_is_imported_only_when_made(env_module):
     sekai.register("test/Lazy-v0", f"{env_module}:LazyEnv")
     assert env_module not in sys.modules
     env = sekai.make("test/Lazy-v0", start=4)
-    assert type(env).__name__ == "LazyEnv"
+    assert type(env.unwrapped).__name__ == "LazyEnv"
     assert env.start == 4
 
 

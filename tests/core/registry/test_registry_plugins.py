@@ -129,7 +129,7 @@ def test_user_registration_before_first_use_beats_the_plugins(monkeypatch):
     with pytest.warns(UserWarning, match="already registered by sekai-demo-plugin"):
         sekai.register("demo/RandomWalk-v0", CountingEnv, kwargs={"start": 3})
     env = sekai.make("demo/RandomWalk-v0")
-    assert type(env) is CountingEnv
+    assert type(env.unwrapped) is CountingEnv
     assert env.start == 3
     assert sekai.spec("demo/RandomWalk-v0").distribution is None
 
@@ -186,3 +186,11 @@ def test_loading_interrupted_by_ctrl_c_is_redone_on_the_next_use(fake_plugin, mo
         len(fresh)
     assert {"fake/Good-v0", "CartPole-v1", "demo/RandomWalk-v0"} <= set(fresh)
     assert fresh["fake/Good-v0"].distribution == "aaa-slow-envs"
+
+
+def test_a_plugin_warning_points_at_the_users_line_through_a_mapping_method(fake_plugin):
+    fake_plugin("fake-broken-envs", "registry_fake_broken", "1 / 0", name="broken")
+    fresh = Registry()
+    with pytest.warns(PluginWarning) as caught:
+        fresh.get("CartPole-v1")  # Mapping.get: frozen stdlib code between the user and sekai
+    assert caught[0].filename == __file__

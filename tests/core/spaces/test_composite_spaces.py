@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -33,7 +34,7 @@ def test_dict_order_matters_for_equality() -> None:
     [
         (({"a": sekai.Discrete(2)},), {"b": sekai.Discrete(2)}, "not both"),
         (({1: sekai.Discrete(2)},), {}, "keys must be str"),
-        (({"a": 3},), {}, "must be a Space"),
+        (({"a": 3},), {}, "must be a sekai space"),
         (([sekai.Discrete(2)],), {}, "mapping"),
     ],
 )
@@ -118,3 +119,21 @@ def test_bad_seeds_are_rejected(seed, error) -> None:
 def test_unseeded_spaces_draw_from_os_entropy() -> None:
     draws = {int(sekai.Discrete(2**62).sample()) for _ in range(5)}
     assert len(draws) == 5
+
+
+@pytest.mark.parametrize(
+    ("build", "where"),
+    [
+        (lambda s: sekai.Dict({"a": s}), r"Dict value for 'a'"),
+        (lambda s: sekai.Tuple([s]), r"Tuple element 0"),
+        (lambda s: sekai.Sequence(s), r"Sequence feature_space"),
+    ],
+)
+def test_a_gymnasium_sub_space_is_named_and_pointed_at_compat(build, where) -> None:
+    with pytest.raises(
+        TypeError, match=where + r" must be a sekai space.*gymnasium.*sekai\.compat"
+    ):
+        build(gymnasium.spaces.Discrete(2))
+    with pytest.raises(TypeError, match=where + r" must be a sekai space") as caught:
+        build(3)
+    assert "compat" not in str(caught.value)

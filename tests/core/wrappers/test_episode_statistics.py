@@ -71,3 +71,21 @@ def test_deque_size_and_tracker_are_validated():
         RecordEpisodeStatistics(CountingEnv(), deque_size=0)
     with pytest.raises(TypeError, match="EpisodeTracker"):  # not at the first episode's end
         RecordEpisodeStatistics(CountingEnv(), tracker=[])
+
+
+def test_episode_stats_answer_gymnasiums_keys() -> None:
+    stats = EpisodeStats(return_=3.5, length=7, time=0.25)
+    assert (stats["r"], stats["l"], stats["t"]) == (3.5, 7, 0.25)
+    with pytest.raises(KeyError, match=r"'return'.*'r', 'l' and 't'.*stats\.return_"):
+        stats["return"]
+
+
+def test_gymnasiums_episode_return_reads_from_a_finished_episode() -> None:
+    import sekai
+
+    env = RecordEpisodeStatistics(sekai.make("CartPole-v1"))
+    env.reset(seed=0)
+    while not (result := env.step(0)).done:
+        pass
+    episode = result.info["episode"]
+    assert episode["r"] == episode.return_ and episode["l"] == episode.length > 0

@@ -43,7 +43,7 @@ _LAZY: dict[str, str] = {
         "sekai.spaces",
     ),
     # env API
-    **dict.fromkeys(["Env", "ResetResult", "StepResult"], "sekai.core"),
+    **dict.fromkeys(["Env", "ResetResult", "StepResult", "EnvClosed"], "sekai.core"),
     **dict.fromkeys(["MultiAgentEnv", "MAResetResult", "MAStepResult"], "sekai.multi_agent"),
     # registry
     **dict.fromkeys(["register", "make", "spec", "registry", "EnvSpec"], "sekai.registration"),
@@ -58,6 +58,7 @@ _LAZY: dict[str, str] = {
             "TimeLimit",
             "AutoReset",
             "OrderEnforcing",
+            "ResetNeeded",
             "RecordEpisodeStatistics",
             "EpisodeStats",
             "EpisodeTracker",

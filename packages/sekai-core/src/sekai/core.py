@@ -16,6 +16,14 @@ ObsType = TypeVar("ObsType")
 ActType = TypeVar("ActType")
 
 
+class EnvClosed(RuntimeError):
+    """Raised by reset() and step() of an env made by :func:`sekai.make` after its close();
+    a VecEnv's ``VecEnvClosed`` is one too."""
+
+    def __init__(self, message: str = "This env has been closed.") -> None:
+        super().__init__(message)
+
+
 class ResetResult(NamedTuple):
     """What :meth:`Env.reset` returns; unpacks as ``obs, info = env.reset()``."""
 
@@ -100,7 +108,9 @@ class Env(RngMixin, Generic[ObsType, ActType]):
 
     Subclasses set ``observation_space`` and ``action_space`` and implement :meth:`reset` and
     :meth:`step`. Randomness comes from ``self.rng``, (re)seeded by ``self._set_rng(seed)`` at the
-    start of ``reset``: an int re-seeds, None continues the current stream.
+    start of ``reset``: an int re-seeds, None continues the current stream. An env that renders
+    lists its modes in ``metadata["render_modes"]``, takes ``render_mode`` in ``__init__`` and
+    stores it with ``self._set_render_mode(render_mode)``.
     """
 
     observation_space: Space[ObsType]
@@ -109,15 +119,41 @@ class Env(RngMixin, Generic[ObsType, ActType]):
     render_mode: str | None = None
     spec: EnvSpec | None = None
 
+    def _set_render_mode(self, render_mode: str | None) -> None:
+        """Store ``render_mode`` as ``self.render_mode``, as gymnasium's envs do in ``__init__``;
+        ValueError unless it is None or one of ``metadata["render_modes"]``."""
+        modes = self.metadata.get("render_modes", [])
+        if render_mode is not None and render_mode not in modes:
+            allowed = f"None or one of {modes}" if modes else "None: this env does not render"
+            raise ValueError(f"render_mode must be {allowed}, got {render_mode!r}")
+        self.render_mode = render_mode
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> ResetResult:
         """Start an episode and return its first observation."""
-        raise NotImplementedError
+        if type(self).reset is Env.reset:
+            raise NotImplementedError(
+                f"{type(self).__name__} does not implement reset(): define "
+                "reset(self, *, seed=None, options=None) that calls self._set_rng(seed) and "
+                "returns sekai.ResetResult(observation, info)"
+            )
+        raise NotImplementedError(  # gymnasium's Env.reset seeds; sekai's has nothing to do
+            "sekai.Env.reset() is abstract: seed with self._set_rng(seed) instead of "
+            "super().reset(seed=seed), and draw randomness from self.rng"
+        )
 
     def step(self, action: ActType) -> StepResult:
         """Advance the episode by one action."""
-        raise NotImplementedError
+        if type(self).step is Env.step:
+            raise NotImplementedError(
+                f"{type(self).__name__} does not implement step(): define step(self, action) "
+                "that returns sekai.StepResult(observation, reward, terminated, truncated, info)"
+            )
+        raise NotImplementedError(
+            "sekai.Env.step() is abstract: a subclass's step() computes the whole transition, "
+            "without calling super().step()"
+        )
 
     async def async_reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -12,11 +12,11 @@ import dataclasses
 import inspect
 import math
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
 
+from sekai._warnings import warn
 from sekai.core import Env, ResetResult, StepResult
 from sekai.multi_agent import MultiAgentEnv
 from sekai.spaces import Box, Dict, Space, Tuple
@@ -102,7 +102,9 @@ class _Checker:
         """The same seed gives the same episode; reset(seed=None) continues the stream."""
         seeded = self.rollout(_SEED)
         again = self.rollout(_SEED)
-        _compare(seeded, again, f"after reset(seed={_SEED})", "between two runs", _FIX_SEEDING)
+        _compare(
+            seeded, again, f"after reset(seed={_SEED})", "between two runs", _fix_seeding(self.env)
+        )
         self.check_rng_reseeded(seeded.rng_state, again.rng_state)
 
         continued = self.rollout(None)
@@ -178,7 +180,10 @@ class _Checker:
     # -- checked calls -------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None) -> ResetResult:
-        result = self.env.reset(seed=seed)
+        try:
+            result = self.env.reset(seed=seed)
+        except NotImplementedError as error:
+            raise EnvCheckError(f"reset() raised NotImplementedError: {error}") from error
         if not isinstance(result, ResetResult):
             raise EnvCheckError(
                 "reset() must return sekai.ResetResult(observation, info), "
@@ -189,7 +194,10 @@ class _Checker:
         return result
 
     def step(self, action: Any) -> StepResult:
-        result = self.env.step(action)
+        try:
+            result = self.env.step(action)
+        except NotImplementedError as error:
+            raise EnvCheckError(f"step() raised NotImplementedError: {error}") from error
         if not isinstance(result, StepResult):
             raise EnvCheckError(
                 "step() must return sekai.StepResult(observation, reward, terminated, truncated, "
@@ -279,7 +287,7 @@ class _Checker:
     def soft(self, message: str) -> None:
         if self.warn and message not in self._warned:
             self._warned.add(message)
-            warnings.warn(message, EnvCheckWarning, stacklevel=2)
+            warn(message, EnvCheckWarning)
 
 
 def _check_info(info: Any, where: str) -> None:
@@ -332,9 +340,22 @@ def _same(a: Any, b: Any) -> bool:
     )
 
 
-_FIX_SEEDING = (
-    "seed the env's randomness with self._set_rng(seed) in reset() and draw it from self.rng"
-)
+def _fix_seeding(env: Env[Any, Any]) -> str:
+    """The advice for an env whose seeded episodes differ: freeze a wrapper that learns as it
+    goes (its statistics, not the env's randomness, make the runs differ), else seed properly."""
+    from sekai.wrappers import Wrapper
+
+    layer: Env[Any, Any] = env
+    while isinstance(layer, Wrapper):
+        if vars(layer).get("update_running_mean") is True:  # its own, not read through
+            name = type(layer).__name__
+            return (
+                f"{name} updates its running statistics on every call, so results depend on "
+                f"more than the seed: set update_running_mean = False on the {name} layer "
+                "before checking"
+            )
+        layer = layer.env
+    return "seed the env's randomness with self._set_rng(seed) in reset() and draw it from self.rng"
 
 
 @dataclasses.dataclass

@@ -17,7 +17,6 @@ import importlib
 import importlib.metadata
 import re
 import threading
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -25,6 +24,7 @@ import pluggy
 
 from sekai import hookspecs
 from sekai._checks import is_whole_number
+from sekai._warnings import warn
 
 __all__ = [
     "EnvSpec",
@@ -236,7 +236,7 @@ class Registry(Mapping[str, EnvSpec]):
         self._load_plugins()
         replaced = self._store(env_spec)
         if replaced is not None:
-            warnings.warn(replaced, UserWarning, stacklevel=3)
+            warn(replaced, UserWarning)
 
     def __getitem__(self, env_id: str) -> EnvSpec:
         _check_id_type(env_id)
@@ -293,7 +293,7 @@ class Registry(Mapping[str, EnvSpec]):
         # warned only once every plugin is in: with warnings as errors the first use raises,
         # and later uses still see every plugin that loaded
         for message, category in problems:
-            warnings.warn(message, category, stacklevel=3)
+            warn(message, category)
 
     def _load_plugin(
         self, manager: pluggy.PluginManager, plugin_entry_point: importlib.metadata.EntryPoint
@@ -430,7 +430,10 @@ def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: A
     The entry point is called with a deep copy of the registered kwargs updated by ``kwargs``,
     and must return a sekai.Env or MultiAgentEnv. The env's ``spec`` is set to a copy of the
     spec it was built from, overrides included. When the spec or the caller gives
-    ``max_episode_steps`` (the caller's wins) the env is wrapped in ``TimeLimit``.
+    ``max_episode_steps`` (the caller's wins) the env is wrapped in ``TimeLimit``. A sekai.Env
+    is then wrapped in ``OrderEnforcing``, which enforces the episode lifecycle: no step before
+    reset (``ResetNeeded``), a warning for a step after the episode ended, and no reset or step
+    after close (``EnvClosed``).
     """
     base = id if isinstance(id, EnvSpec) else registry[id]
     steps = base.max_episode_steps if max_episode_steps is None else max_episode_steps
@@ -453,15 +456,15 @@ def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: A
             f"{type(env).__name__} {env!r:.80}, not a sekai.Env or sekai.MultiAgentEnv"
         )
     env.unwrapped.spec = env_spec
-    if steps is None:
-        return env
-    from sekai.wrappers import TimeLimit
-
     if not isinstance(env, Env):
+        if steps is None:
+            return env
         env.close()
         raise TypeError(
             f"{base.id!r} has max_episode_steps={steps}, but its entry point built a "
             f"{type(env).__name__}, not a sekai.Env: TimeLimit is a single-agent wrapper, so "
             "register and make multi-agent envs without max_episode_steps"
         )
-    return TimeLimit(env, steps)
+    from sekai.wrappers import OrderEnforcing, TimeLimit
+
+    return OrderEnforcing(env if steps is None else TimeLimit(env, steps))

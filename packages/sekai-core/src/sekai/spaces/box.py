@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import warnings
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai._warnings import warn
 from sekai.spaces.space import Space, check_shape, register_space_type
 
 # Bounds with more elements than this print summarised, numpy-style (first and last three).
@@ -243,11 +243,9 @@ def _integer_bound(bound: NDArray[Any], name: str, dtype: np.dtype[Any]) -> NDAr
         out_of_range = too_low | too_high
         values = np.where(out_of_range, 0, bound).astype(dtype)
     if out_of_range.any():
-        warnings.warn(
+        warn(
             f"Box {name} {bound.tolist()} is outside the range of {dtype}; clipped to "
-            f"[{info.min}, {info.max}]",
-            UserWarning,
-            stacklevel=4,
+            f"[{info.min}, {info.max}]"
         )
     return np.where(too_low, info.min, np.where(too_high, info.max, values)).astype(dtype)
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import Any
 
-from sekai.spaces.space import Space, register_space_type, space_from_jsonable, sub_seeds
+from sekai.spaces.space import (
+    Space,
+    check_sub_space,
+    register_space_type,
+    space_from_jsonable,
+    sub_seeds,
+)
 
 
 class Dict(Space[dict[str, Any]]):
@@ -25,8 +31,7 @@ class Dict(Space[dict[str, Any]]):
         for key, space in items.items():
             if not isinstance(key, str):
                 raise TypeError(f"Dict keys must be str, got {key!r}")
-            if not isinstance(space, Space):
-                raise TypeError(f"Dict value for {key!r} must be a Space, got {space!r}")
+            check_sub_space(space, f"Dict value for {key!r}")
         self.spaces: dict[str, Space[Any]] = dict(items)
         super().__init__(None, None, seed)
 

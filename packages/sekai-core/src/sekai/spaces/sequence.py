@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from sekai.spaces.space import Space, register_space_type, space_from_jsonable, sub_seeds
+from sekai.spaces.space import (
+    Space,
+    check_sub_space,
+    register_space_type,
+    space_from_jsonable,
+    sub_seeds,
+)
 
 # Without max_length, lengths are geometric on {0, 1, 2, ...} with this success probability
 # (mean (1 - p) / p = 3).
@@ -29,8 +35,7 @@ class Sequence(Space[Any]):
         stack: bool = False,
         seed: Any = None,
     ) -> None:
-        if not isinstance(feature_space, Space):
-            raise TypeError(f"Sequence feature_space must be a Space, got {feature_space!r}")
+        check_sub_space(feature_space, "Sequence feature_space")
         if max_length is not None:
             if isinstance(max_length, bool) or not isinstance(max_length, int | np.integer):
                 raise TypeError(f"Sequence max_length must be an int or None, got {max_length!r}")

@@ -96,6 +96,19 @@ def _check_seed(seed: SeedType) -> int:
     return int(seed)
 
 
+def check_sub_space(space: object, where: str) -> None:
+    """TypeError unless ``space`` is a sekai Space; a gymnasium space is pointed at sekai.compat."""
+    if isinstance(space, Space):
+        return
+    message = f"{where} must be a sekai space (sekai.spaces.Space), got {space!r}"
+    if type(space).__module__.startswith("gymnasium."):
+        message += (
+            ", a gymnasium space: build the sekai space of the same name, or convert it with "
+            "sekai.compat (pip install 'sekai-compat[gymnasium]')"
+        )
+    raise TypeError(message)
+
+
 def check_shape(shape: Any, name: str) -> tuple[int, ...]:
     """``shape`` (an int or a sequence of ints) as a tuple of non-negative Python ints.
 

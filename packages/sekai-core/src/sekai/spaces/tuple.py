@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from sekai.spaces.space import Space, register_space_type, space_from_jsonable, sub_seeds
+from sekai.spaces.space import (
+    Space,
+    check_sub_space,
+    register_space_type,
+    space_from_jsonable,
+    sub_seeds,
+)
 
 
 class Tuple(Space[tuple[Any, ...]]):
@@ -14,8 +20,7 @@ class Tuple(Space[tuple[Any, ...]]):
     def __init__(self, spaces: Iterable[Space[Any]], seed: Any = None) -> None:
         self.spaces: tuple[Space[Any], ...] = tuple(spaces)
         for index, space in enumerate(self.spaces):
-            if not isinstance(space, Space):
-                raise TypeError(f"Tuple element {index} must be a Space, got {space!r}")
+            check_sub_space(space, f"Tuple element {index}")
         super().__init__(None, None, seed)
 
     def seed(self, seed: Any = None) -> Any:

@@ -16,6 +16,7 @@ skip them (:func:`route_async_to_sync_overrides`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from typing import Any, NamedTuple, TypeVar
 
@@ -57,7 +58,7 @@ class Wrapper(Env[ObsType, ActType]):
         route_async_to_sync_overrides(cls)
 
     def __init__(self, env: Env[Any, Any]) -> None:
-        _check_single_agent_env(env)
+        _check_single_agent_env(env, type(self))
         self.env = env
         self._observation_space: Any = None
         self._action_space: Any = None
@@ -275,9 +276,12 @@ async def async_run_plan(env: Env[Any, Any], plan: Plan[_Result]) -> _Result:
         return stop.value  # type: ignore[no-any-return]
 
 
-def _check_single_agent_env(env: object) -> None:
+def _check_single_agent_env(env: object, wrapper_type: type) -> None:
     if isinstance(env, Env):
         return
+    vector_base = sys.modules.get("sekai.vector.base")  # loaded if env can be a VecEnv
+    if vector_base is not None and isinstance(env, vector_base.VecEnv):
+        raise TypeError(_vec_env_message(env, wrapper_type))
     from sekai.multi_agent import MultiAgentEnv
 
     if isinstance(env, MultiAgentEnv):
@@ -286,3 +290,17 @@ def _check_single_agent_env(env: object) -> None:
             "wrap a sekai.Env (e.g. a single-agent adapter of it) instead"
         )
     raise TypeError(f"a wrapper needs a sekai.Env to wrap, got {type(env).__name__}")
+
+
+def _vec_env_message(vec: object, wrapper_type: type) -> str:
+    """Why a single-env wrapper cannot wrap ``vec``, and what to use instead."""
+    import sekai.vector.wrappers
+
+    name = wrapper_type.__name__
+    message = f"{name} wraps a single env, got the VecEnv {type(vec).__name__}: "
+    if hasattr(sekai.vector.wrappers, f"Vec{name}"):
+        return message + f"use sekai.Vec{name}, its vector version"
+    return (
+        message + f"wrap each sub-env instead, with make_vec(..., wrappers=[{name}]) "
+        "(a lambda for extra arguments), or write a sekai.VecWrapper"
+    )

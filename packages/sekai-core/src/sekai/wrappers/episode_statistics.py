@@ -23,12 +23,26 @@ class EpisodeStats:
     """One finished episode: undiscounted return, number of steps, wall-clock seconds.
 
     ``extra`` carries context added by whoever recorded it (e.g. ``{"env_index": 3}``).
+    ``stats["r"]``, ``stats["l"]`` and ``stats["t"]`` read the same values under the keys of
+    gymnasium's and SB3's ``info["episode"]`` dict, so code written for them keeps working.
     """
 
     return_: float
     length: int
     time: float
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> float:
+        if key == "r":
+            return self.return_
+        if key == "l":
+            return self.length
+        if key == "t":
+            return self.time
+        raise KeyError(
+            f"EpisodeStats has no key {key!r}: it answers gymnasium's keys 'r', 'l' and 't'; "
+            "otherwise read its attributes (stats.return_, stats.length, stats.time, stats.extra)"
+        )
 
 
 class EpisodeTracker:

@@ -115,12 +115,53 @@ class VecEnv:
         self._check_open()
         return self._call(name, args, kwargs)
 
+    def render(self) -> list[Any]:
+        """One frame per sub-env, each what the sub-env's ``render()`` returns (with
+        ``render_mode="rgb_array"``, an RGB array)."""
+        return self.call("render")
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The sub-envs' ``metadata`` (``render_modes``, ``render_fps``, ...), unless a
+        subclass assigns its own."""
+        if "_metadata" in vars(self):
+            return vars(self)["_metadata"]  # type: ignore[no-any-return]
+        metadata: dict[str, Any] = self.get_attr("metadata")[0]
+        return metadata
+
+    @metadata.setter
+    def metadata(self, value: dict[str, Any]) -> None:
+        vars(self)["_metadata"] = value
+
+    @property
+    def render_mode(self) -> str | None:
+        """The sub-envs' ``render_mode``: what :meth:`render` gives a frame of, unless a
+        subclass assigns its own."""
+        if "_render_mode" in vars(self):
+            return vars(self)["_render_mode"]  # type: ignore[no-any-return]
+        render_mode: str | None = self.get_attr("render_mode")[0]
+        return render_mode
+
+    @render_mode.setter
+    def render_mode(self, value: str | None) -> None:
+        vars(self)["_render_mode"] = value
+
     def close(self) -> None:
         """Close the sub-envs and release everything; calling it again does nothing."""
         if self.closed:
             return
         self.closed = True
         self._close()
+
+    @property
+    def single_observation_space(self) -> Space[Any]:
+        """gymnasium's name for :attr:`observation_space`, one sub-env's space."""
+        return self.observation_space
+
+    @property
+    def single_action_space(self) -> Space[Any]:
+        """gymnasium's name for :attr:`action_space`, one sub-env's space."""
+        return self.action_space
 
     @property
     def unwrapped(self) -> VecEnv:
@@ -220,16 +261,15 @@ class VecEnv:
             discrete = actions.ndim == 1 and actions.dtype.kind in "biu"
             per_env = actions.tolist() if discrete else list(actions)
         elif _is_single_value(actions):  # iterate() would fail on it with a bare TypeError
-            raise ValueError(
-                f"actions must hold one action per sub-env ({self.num_envs}), got the single "
-                f"value {actions!r}"
-            )
+            raise ValueError(_single_value_message(self.num_envs, actions))
         else:
             per_env = list(iterate(self.action_space, actions))
         if len(per_env) != self.num_envs:
             raise ValueError(
                 f"actions must hold one action per sub-env ({self.num_envs}), got {len(per_env)}"
             )
+        if isinstance(actions, np.ndarray):
+            _check_batch_shape(self.batch_action_space, actions)
         return per_env
 
     def _per_env_values(self, name: str, value: Any) -> list[Any]:
@@ -268,6 +308,26 @@ def _check_env_fns(
 def _is_single_value(actions: Any) -> bool:
     """True for a scalar (a number or a 0-d array), which is one action, not a batch."""
     return not isinstance(actions, dict | tuple) and np.ndim(actions) == 0
+
+
+def _single_value_message(num_envs: int, actions: Any) -> str:
+    """Why one action is not a batch; a gymnasium user expects ``action_space`` to be batched."""
+    return (
+        f"actions must hold one action per sub-env ({num_envs}), got the single value "
+        f"{actions!r}: vec.action_space is one sub-env's space (gymnasium's "
+        "single_action_space); sample a batch with vec.batch_action_space.sample()"
+    )
+
+
+def _check_batch_shape(batch_space: Space[Any], actions: np.ndarray) -> None:
+    """ValueError for an array of actions whose shape is not the batch space's (when it has
+    one): an extra axis would reach every sub-env as a wrongly shaped action, or broadcast."""
+    shape = getattr(batch_space, "shape", None)
+    if shape is not None and actions.shape != shape:
+        raise ValueError(
+            f"actions of shape {actions.shape} do not fit batch_action_space {batch_space}, "
+            f"of shape {shape}"
+        )
 
 
 def _check_non_negative(seed: int | np.integer[Any]) -> None:

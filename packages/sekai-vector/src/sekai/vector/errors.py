@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from sekai.core import EnvClosed
 
-class VecEnvClosed(RuntimeError):
+
+class VecEnvClosed(EnvClosed):
     """Raised by reset(), step() and the other commands of a VecEnv after close()."""
 
     def __init__(self, message: str = "This VecEnv has been closed.") -> None:

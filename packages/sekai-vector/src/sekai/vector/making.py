@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -51,6 +52,12 @@ def make_vec(
     if num_envs < 1:
         raise ValueError(f"num_envs must be at least 1, got {num_envs}")
     num_envs = int(num_envs)
+    if callable(wrappers):  # one wrapper where a list was expected
+        name = getattr(wrappers, "__name__", repr(wrappers))
+        raise TypeError(
+            f"wrappers must be a list of callables taking and returning an env, got {name} "
+            f"itself: pass wrappers=[{name}]"
+        )
     wrappers = list(wrappers or [])
     for wrapper in wrappers:
         if not callable(wrapper):
@@ -67,6 +74,7 @@ def make_vec(
         vec = _make_native(env_spec, num_envs, wrappers, vector_kwargs, kwargs)
     else:
         backend = _backend(mode)
+        _check_vector_kwargs(backend, vector_kwargs)
         factories = [
             _SubEnvFactory(env_spec, _sub_env_kwargs(kwargs), wrappers) for _ in range(num_envs)
         ]
@@ -114,6 +122,21 @@ def _backend(mode: str) -> Callable[..., VecEnv]:
     from sekai.vector.proc import ProcVecEnv
 
     return ProcVecEnv
+
+
+def _check_vector_kwargs(backend: Callable[..., VecEnv], vector_kwargs: dict[str, Any]) -> None:
+    """TypeError naming the public backend for a keyword its constructor does not take (the
+    constructor's own error may name a private base class)."""
+    parameters = list(inspect.signature(backend).parameters.values())[1:]  # after env_fns
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return
+    accepted = [p.name for p in parameters]
+    unknown = sorted(set(vector_kwargs) - set(accepted))
+    if unknown:
+        name = getattr(backend, "__name__", repr(backend))
+        raise TypeError(
+            f"vector_kwargs {unknown} are not arguments of {name}; it accepts {accepted}"
+        )
 
 
 def _sub_env_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:

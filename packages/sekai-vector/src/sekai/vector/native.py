@@ -11,14 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import islice
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.core import ResetResult, RngMixin, StepResult
 from sekai.spaces import Space, concatenate, iterate
 from sekai.vector._lazy_infos import _LazyInfos
-from sekai.vector.base import AutoresetMode, OptionsArg, SeedArg, VecEnv, _is_single_value
+from sekai.vector.base import (
+    AutoresetMode,
+    OptionsArg,
+    SeedArg,
+    VecEnv,
+    _check_batch_shape,
+    _is_single_value,
+    _single_value_message,
+)
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.wrappers import autoreset_result
 
@@ -31,7 +39,12 @@ class NativeVecEnv(RngMixin, VecEnv):
     ``max_episode_steps=n`` truncates every sub-env after n steps and puts
     ``infos[i]["elapsed_steps"]`` in each step's info, like the TimeLimit that make() adds to
     every sub-env of a SyncVecEnv. Every sub-env draws from the one generator ``self.rng``.
+    A subclass that renders lists its modes in ``metadata``, sets ``render_mode`` and overrides
+    :meth:`render`, returning whatever suits it (a list of frames, one image of the batch).
     """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}  # type: ignore[misc]
+    render_mode: str | None = None  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -171,6 +184,10 @@ class NativeVecEnv(RngMixin, VecEnv):
             value = np.asarray(self._per_env_values(name, value))
         setattr(self, name, value)
 
+    def render(self) -> Any:  # type: ignore[override]
+        """Nothing by default: a native env has no sub-env objects to ask for frames."""
+        return None
+
     # -- get_attr/call on the native object itself --------------------------------------------
     def _get_attr(self, name: str) -> list[Any]:
         return self._split_per_env(getattr(self, name))
@@ -195,15 +212,14 @@ class NativeVecEnv(RngMixin, VecEnv):
                 )
             return concatenate(self.action_space, actions)
         if _is_single_value(actions):  # array operations would broadcast it to every sub-env
-            raise ValueError(
-                f"actions must hold one action per sub-env ({self.num_envs}), got the single "
-                f"value {actions!r}"
-            )
-        if isinstance(actions, np.ndarray) and len(actions) != self.num_envs:
-            raise ValueError(
-                f"actions must have a leading axis of num_envs ({self.num_envs}), "
-                f"got shape {actions.shape}"
-            )
+            raise ValueError(_single_value_message(self.num_envs, actions))
+        if isinstance(actions, np.ndarray):
+            if len(actions) != self.num_envs:
+                raise ValueError(
+                    f"actions must have a leading axis of num_envs ({self.num_envs}), "
+                    f"got shape {actions.shape}"
+                )
+            _check_batch_shape(self.batch_action_space, actions)
         return actions
 
 

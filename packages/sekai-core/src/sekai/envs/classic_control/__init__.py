@@ -1,7 +1,8 @@
 """The classic-control tasks, with gymnasium 1.x's dynamics, rewards and start distributions.
 
 Registered as ``CartPole-v1``, ``Pendulum-v1``, ``MountainCar-v0``, ``MountainCarContinuous-v0``
-and ``Acrobot-v1``. None of them renders.
+and ``Acrobot-v1``. With ``render_mode="rgb_array"`` each draws gymnasium's picture of its
+state with NumPy alone.
 """
 
 from sekai.envs.classic_control.acrobot import AcrobotEnv

@@ -42,6 +42,11 @@ def reset_options(options: dict[str, Any] | None, **defaults: float) -> dict[str
     """The options ``reset`` accepts, as floats, with ``defaults`` for those not given."""
     if options is None:
         return defaults
+    if not isinstance(options, dict):
+        raise TypeError(
+            f"options must be a dict or None, got {type(options).__name__} {options!r}; "
+            f"this env accepts {sorted(defaults)}"
+        )
     unknown = sorted(set(options) - set(defaults))
     if unknown:
         raise ValueError(f"unknown reset options {unknown}; this env accepts {sorted(defaults)}")
@@ -58,6 +63,21 @@ def uniform_bounds(options: dict[str, Any] | None, low: float, high: float) -> t
     if bounds["low"] > bounds["high"]:
         raise ValueError(f"reset option low={bounds['low']} must not exceed high={bounds['high']}")
     return bounds["low"], bounds["high"]
+
+
+def discrete_action(action: Any, n: int, allowed: str) -> int:
+    """``action`` as an int in ``range(n)``; ValueError, starting with ``allowed``, for anything
+    that is not a member of ``Discrete(n)``.
+
+    ``==`` would let True, 1.0 or ``np.array([1])`` through as 1; gymnasium's envs refuse them.
+    """
+    if (
+        type(action) is int
+        or isinstance(action, np.integer)
+        or (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu")
+    ) and 0 <= action < n:
+        return int(action)
+    raise ValueError(f"{allowed}, got {action!r}")
 
 
 def continuous_action(action: Any, env: str) -> float:

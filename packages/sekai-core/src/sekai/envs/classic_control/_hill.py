@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.core import ActType, Env, ResetResult
 from sekai.envs.classic_control._common import FloatState, uniform_bounds
+from sekai.envs.classic_control._drawing import draw_mountain_car
 from sekai.spaces import Box
 
 
@@ -26,9 +27,11 @@ class Hill(Env[np.ndarray, ActType]):
     gravity = 0.0025
     goal_position: float
 
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 30}
     state = FloatState("position", "velocity")
 
-    def __init__(self, goal_velocity: float) -> None:
+    def __init__(self, goal_velocity: float, render_mode: str | None = None) -> None:
+        self._set_render_mode(render_mode)
         self.goal_velocity = goal_velocity
         self.observation_space = Box(
             np.array([self.min_position, -self.max_speed], np.float32),
@@ -45,6 +48,15 @@ class Hill(Env[np.ndarray, ActType]):
         self._state = (float(self.rng.uniform(low, high)), 0.0)
         return ResetResult(np.array(self._state, np.float32), {})
 
+    def render(self) -> np.ndarray | None:
+        """With ``render_mode="rgb_array"``, the car on the hill as a (400, 600, 3) uint8 image,
+        drawn as gymnasium draws it; None before the first reset or without a render mode."""
+        if self.render_mode is None or self._state is None:
+            return None
+        return draw_mountain_car(
+            self._state[0], self.min_position, self.max_position, self.goal_position, _height
+        )
+
     def _drive(self, push: float) -> tuple[np.ndarray, bool]:
         """Advance one step with the engine adding ``push`` to the velocity; return the new
         observation and whether the car reached the goal."""
@@ -59,3 +71,8 @@ class Hill(Env[np.ndarray, ActType]):
         self._state = (position, velocity)
         reached = position >= self.goal_position and velocity >= self.goal_velocity
         return np.array(self._state, np.float32), reached
+
+
+def _height(position: np.ndarray) -> np.ndarray:
+    """The hill's height at ``position``, as drawn (the physics uses its slope, cos(3 x))."""
+    return np.sin(3 * position) * 0.45 + 0.55

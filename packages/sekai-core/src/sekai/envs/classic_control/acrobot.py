@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._common import FloatState, uniform_bounds
+from sekai.envs.classic_control._common import FloatState, discrete_action, uniform_bounds
+from sekai.envs.classic_control._drawing import draw_acrobot
 from sekai.spaces import Box, Discrete
 
 _State = tuple[float, float, float, float]
@@ -28,6 +29,7 @@ class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
 
     dt = 0.2
     link_length_1 = 1.0
+    link_length_2 = 1.0  # drawn only: the dynamics use the centre of mass of link 2
     link_mass_1 = 1.0
     link_mass_2 = 1.0
     link_com_pos_1 = 0.5  # distance from a link's joint to its centre of mass
@@ -39,7 +41,10 @@ class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
 
     state = FloatState("theta1", "theta2", "theta1_dot", "theta2_dot")
 
-    def __init__(self) -> None:
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 15}
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        self._set_render_mode(render_mode)
         high = np.array([1.0, 1.0, 1.0, 1.0, self.max_vel_1, self.max_vel_2], np.float32)
         self.observation_space = Box(-high, high, dtype=np.float32)
         self.action_space = Discrete(3)
@@ -56,9 +61,8 @@ class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
     def step(self, action: int | np.integer[Any]) -> StepResult:
         if self._state is None:
             raise RuntimeError("AcrobotEnv.step() called before reset()")
-        if action not in (0, 1, 2):
-            raise ValueError(f"Acrobot actions are 0, 1 and 2, got {action!r}")
-        theta1, theta2, theta1_dot, theta2_dot = self._rk4_step(self.torques[int(action)])
+        torque = self.torques[discrete_action(action, 3, "Acrobot actions are 0, 1 and 2")]
+        theta1, theta2, theta1_dot, theta2_dot = self._rk4_step(torque)
         self._state = (
             _wrap_angle(theta1),
             _wrap_angle(theta2),
@@ -69,6 +73,14 @@ class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
         terminated = -math.cos(theta1) - math.cos(theta2 + theta1) > 1.0
         reward = 0.0 if terminated else -1.0
         return StepResult(self._observation(), reward, terminated, False, {})
+
+    def render(self) -> np.ndarray | None:
+        """With ``render_mode="rgb_array"``, the two links as a (500, 500, 3) uint8 image, drawn
+        as gymnasium draws them; None before the first reset or without a render mode."""
+        if self.render_mode is None or self._state is None:
+            return None
+        theta1, theta2 = self._state[0], self._state[1]
+        return draw_acrobot(theta1, theta2, self.link_length_1, self.link_length_2)
 
     def _rk4_step(self, torque: float) -> _State:
         """The state ``dt`` seconds on, by one classic Runge-Kutta step."""

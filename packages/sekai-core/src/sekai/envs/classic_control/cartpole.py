@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.classic_control._common import FloatState, uniform_bounds
+from sekai.envs.classic_control._common import FloatState, discrete_action, uniform_bounds
+from sekai.envs.classic_control._drawing import draw_cartpole
 from sekai.spaces import Box, Discrete
 
 
@@ -31,9 +31,11 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
     force_mag = 10.0
     tau = 0.02  # seconds per step (explicit Euler)
 
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 50}
     state = FloatState("x", "x_dot", "theta", "theta_dot")
 
-    def __init__(self) -> None:
+    def __init__(self, render_mode: str | None = None) -> None:
+        self._set_render_mode(render_mode)
         self.total_mass = self.masspole + self.masscart
         self.polemass_length = self.masspole * self.length
         self.theta_threshold_radians = 12 * 2 * math.pi / 360
@@ -45,7 +47,7 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         self.observation_space = Box(-high, high, dtype=np.float32)
         self.action_space = Discrete(2)
         self._state: tuple[float, float, float, float] | None = None
-        self._steps_after_termination: int | None = None
+        self._terminated = False
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -53,19 +55,15 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         self._set_rng(seed)
         low, high = uniform_bounds(options, -0.05, 0.05)
         self.state = self.rng.uniform(low, high, size=4).tolist()
-        self._steps_after_termination = None
+        self._terminated = False
         return ResetResult(np.array(self._state, np.float32), {})
 
     def step(self, action: int | np.integer[Any]) -> StepResult:
         if self._state is None:
             raise RuntimeError("CartPoleEnv.step() called before reset()")
         x, x_dot, theta, theta_dot = self._state
-        if action == 1:
-            force = self.force_mag
-        elif action == 0:
-            force = -self.force_mag
-        else:
-            raise ValueError(f"CartPole actions are 0 (left) and 1 (right), got {action!r}")
+        push = discrete_action(action, 2, "CartPole actions are 0 (left) and 1 (right)")
+        force = self.force_mag if push == 1 else -self.force_mag
         cos_theta = math.cos(theta)
         sin_theta = math.sin(theta)
         total_mass = self.total_mass
@@ -95,16 +93,18 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
             reward = self._terminal_reward()
         return StepResult(np.array(self._state, np.float32), reward, terminated, False, {})
 
+    def render(self) -> np.ndarray | None:
+        """With ``render_mode="rgb_array"``, the cart and pole as a (400, 600, 3) uint8 image,
+        drawn as gymnasium draws them; None before the first reset or without a render mode."""
+        if self.render_mode is None or self._state is None:
+            return None
+        x, _, theta, _ = self._state
+        return draw_cartpole(x, theta, self.x_threshold, self.length)
+
     def _terminal_reward(self) -> float:
-        """1.0 on the step that terminates; 0.0 on steps after it, with a warning on the first."""
-        if self._steps_after_termination is None:
-            self._steps_after_termination = 0
-            return 1.0
-        if self._steps_after_termination == 0:
-            warnings.warn(
-                "CartPoleEnv.step() called after the episode terminated; call reset() first. "
-                "Such steps have reward 0.",
-                stacklevel=3,
-            )
-        self._steps_after_termination += 1
-        return 0.0
+        """1.0 on the step that terminates; 0.0 on steps after it (make()'s OrderEnforcing
+        warns about those steps)."""
+        if self._terminated:
+            return 0.0
+        self._terminated = True
+        return 1.0

@@ -27,8 +27,8 @@ class MountainCarContinuousEnv(Hill[np.ndarray]):
     goal_position = 0.45
     power = 0.0015
 
-    def __init__(self, goal_velocity: float = 0.0) -> None:
-        super().__init__(goal_velocity)
+    def __init__(self, goal_velocity: float = 0.0, render_mode: str | None = None) -> None:
+        super().__init__(goal_velocity, render_mode)
         self.action_space = Box(self.min_action, self.max_action, shape=(1,), dtype=np.float32)
 
     def step(self, action: np.ndarray) -> StepResult:

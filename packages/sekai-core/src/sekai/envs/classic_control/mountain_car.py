@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import StepResult
+from sekai.envs.classic_control._common import discrete_action
 from sekai.envs.classic_control._hill import Hill
 from sekai.spaces import Discrete
 
@@ -22,12 +23,11 @@ class MountainCarEnv(Hill[int | np.integer[Any]]):
     goal_position = 0.5
     force = 0.001
 
-    def __init__(self, goal_velocity: float = 0.0) -> None:
-        super().__init__(goal_velocity)
+    def __init__(self, goal_velocity: float = 0.0, render_mode: str | None = None) -> None:
+        super().__init__(goal_velocity, render_mode)
         self.action_space = Discrete(3)
 
     def step(self, action: int | np.integer[Any]) -> StepResult:
-        if action not in (0, 1, 2):
-            raise ValueError(f"MountainCar actions are 0, 1 and 2, got {action!r}")
-        observation, terminated = self._drive((int(action) - 1) * self.force)
+        push = discrete_action(action, 3, "MountainCar actions are 0, 1 and 2") - 1
+        observation, terminated = self._drive(push * self.force)
         return StepResult(observation, -1.0, terminated, False, {})

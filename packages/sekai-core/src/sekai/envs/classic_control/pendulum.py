@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
 from sekai.envs.classic_control._common import FloatState, continuous_action, reset_options
+from sekai.envs.classic_control._drawing import draw_pendulum
 from sekai.spaces import Box
 
 
@@ -28,10 +29,13 @@ class PendulumEnv(Env[np.ndarray, np.ndarray]):
     m = 1.0
     l = 1.0  # noqa: E741 - the pendulum's length, named as in the physics
 
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 30}
     state = FloatState("theta", "theta_dot")
 
-    def __init__(self, g: float = 10.0) -> None:
+    def __init__(self, g: float = 10.0, render_mode: str | None = None) -> None:
+        self._set_render_mode(render_mode)
         self.g = g
+        self.last_torque: float | None = None  # drawn as an arrow by render()
         high = np.array([1.0, 1.0, self.max_speed], np.float32)
         self.observation_space = Box(-high, high, dtype=np.float32)
         self.action_space = Box(-self.max_torque, self.max_torque, shape=(1,), dtype=np.float32)
@@ -44,6 +48,7 @@ class PendulumEnv(Env[np.ndarray, np.ndarray]):
         bounds = reset_options(options, x_init=math.pi, y_init=1.0)
         high = np.array([bounds["x_init"], bounds["y_init"]])
         self.state = self.rng.uniform(-high, high).tolist()
+        self.last_torque = None
         return ResetResult(self._observation(), {})
 
     def step(self, action: np.ndarray) -> StepResult:
@@ -52,6 +57,7 @@ class PendulumEnv(Env[np.ndarray, np.ndarray]):
         theta, theta_dot = self._state
         torque = continuous_action(action, "Pendulum")
         torque = min(max(torque, -self.max_torque), self.max_torque)
+        self.last_torque = torque
         upright_angle = (theta + math.pi) % (2 * math.pi) - math.pi
         cost = upright_angle**2 + 0.1 * theta_dot**2 + 0.001 * torque**2
 
@@ -60,6 +66,14 @@ class PendulumEnv(Env[np.ndarray, np.ndarray]):
         theta_dot = min(max(theta_dot + theta_acc * dt, -self.max_speed), self.max_speed)
         self._state = (theta + theta_dot * dt, theta_dot)
         return StepResult(self._observation(), -cost, False, False, {})
+
+    def render(self) -> np.ndarray | None:
+        """With ``render_mode="rgb_array"``, the pendulum as a (500, 500, 3) uint8 image, drawn
+        as gymnasium draws it, the last torque as an arrow; None before the first reset or
+        without a render mode."""
+        if self.render_mode is None or self._state is None:
+            return None
+        return draw_pendulum(self._state[0], self.last_torque)
 
     def _observation(self) -> np.ndarray:
         theta, theta_dot = self._state  # type: ignore[misc]

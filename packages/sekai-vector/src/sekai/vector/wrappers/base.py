@@ -86,6 +86,9 @@ class VecWrapper(VecEnv):
     def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
         return self.venv.call(name, *args, **kwargs)
 
+    def render(self) -> Any:
+        return self.venv.render()
+
     def close(self) -> None:
         self.venv.close()
 

@@ -1,0 +1,227 @@
+"""Limit order book throughput: the engine, the env and the native vector env, in one run.
+
+    python benchmarks/lob_throughput.py [--quick]
+
+1. Engine: book events per second (adds, cancels, market orders) replaying a LOBSTER message
+   stream of the Cont-Stoikov-Talreja flow through ``sekai.finance.lobster.replay``, side by side
+   with the simplest correct pure-Python book (the floor) on the same stream; then the same for
+   synthetic streams holding 10 to 10,000 resting orders.
+2. Env: LimitOrderBookMarket steps per second, 3 traders, intervals 1, 2 and 5 s.
+3. Native: LimitOrderBookVecEnv book events per second summed over 1,024 books, with the live
+   flow and with a given (replayed) flow, as a ratio to the engine's rate.
+Each figure is the best of a few rounds, so a burst of load from other processes counts less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from sekai.envs.finance import LimitOrderBookMarket
+from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
+from sekai.finance import BUY, SELL, ContStoikovTalreja, OrderBook, simulate_flow
+from sekai.finance.lobster import DELETE, EXECUTE, MESSAGE_DTYPE, SUBMIT, record_flow, replay
+
+N_TICKS = 4000
+
+
+class FloorBook:
+    """The simplest correct pure-Python book: a dict of FIFO lists per side, best by max/min."""
+
+    def __init__(self) -> None:
+        self.levels: tuple[dict[int, list[list[int]]], dict[int, list[list[int]]]] = ({}, {})
+        self.where: dict[int, tuple[int, int]] = {}  # order id -> (side, price)
+
+    def add(self, side: int, price: int, size: int, order_id: int) -> None:
+        self.levels[side].setdefault(price, []).append([order_id, size])
+        self.where[order_id] = (side, price)
+
+    def cancel(self, order_id: int) -> None:
+        side, price = self.where.pop(order_id)
+        queue = self.levels[side][price]
+        queue[:] = [o for o in queue if o[0] != order_id]
+        if not queue:
+            del self.levels[side][price]
+
+    def market(self, side: int, size: int) -> None:
+        book = self.levels[1 - side]
+        while size and book:
+            price = min(book) if side == BUY else max(book)
+            queue = book[price]
+            order = queue[0]
+            fill = min(size, order[1])
+            order[1] -= fill
+            size -= fill
+            if not order[1]:
+                queue.pop(0)
+                del self.where[order[0]]
+                if not queue:
+                    del book[price]
+
+    def replay(self, messages: np.ndarray) -> None:
+        for _, kind, order_id, size, price, direction in messages.tolist():
+            if kind == SUBMIT:
+                self.add(BUY if direction == 1 else SELL, price // 100, size, order_id)
+            elif kind == DELETE:
+                if order_id in self.where:
+                    self.cancel(order_id)
+            elif kind == EXECUTE:
+                self.market(SELL if direction == 1 else BUY, size)
+
+
+def best_rate(run: Callable[[], int], rounds: int) -> float:
+    """The best of ``rounds`` runs of events per second; ``run`` returns its event count."""
+    best = 0.0
+    for _ in range(rounds):
+        start = time.perf_counter()
+        events = run()
+        best = max(best, events / (time.perf_counter() - start))
+    return best
+
+
+def synthetic_stream(depth: int, events: int, seed: int) -> np.ndarray:
+    """Messages that rest ``depth`` one-lot orders around a fixed mid, then keep that many
+    resting: one-lot market orders (10%), else an add a power-law distance behind the best
+    while the book holds fewer than ``depth`` orders and a cancel of a random resting order
+    otherwise. A book follows along to know which orders still rest."""
+    rng = np.random.default_rng(seed)
+    mid = N_TICKS // 2
+    width = max(5, min(depth // 4, N_TICKS // 2 - 10))
+    book = OrderBook(N_TICKS)
+    rows: list[tuple[float, int, int, int, int, int]] = []
+    live: list[int] = []
+    while len(rows) < depth + events:
+        if len(rows) >= depth and rng.random() < 0.1:
+            side = int(rng.integers(2))
+            book.market(side, 1)
+            rows.append((0.0, EXECUTE, 0, 1, 0, -1 if side == BUY else 1))
+        elif len(book) < depth:
+            side = int(rng.integers(2))
+            distance = min(int(rng.pareto(1.0)) + 1, width)
+            price = mid - distance if side == BUY else mid + distance - 1
+            order_id = book.add(side, price, 1)
+            live.append(order_id)
+            rows.append((0.0, SUBMIT, order_id, 1, price * 100, 1 if side == BUY else -1))
+        else:
+            k = int(rng.integers(len(live)))
+            order_id = live[k]
+            live[k] = live[-1]
+            live.pop()
+            if order_id in book:  # else a market order took it: try again
+                side = book.order(order_id).side
+                book.cancel(order_id)
+                rows.append((0.0, DELETE, order_id, 1, 0, 1 if side == BUY else -1))
+    return np.array(rows, MESSAGE_DTYPE)
+
+
+def engine_rates(messages: np.ndarray, rounds: int) -> tuple[float, float, int]:
+    """(engine, floor) events per second replaying ``messages`` into a fresh book each round,
+    and how many orders rest at the end."""
+
+    books = [OrderBook(N_TICKS) for _ in range(rounds)]  # built outside the timed runs
+
+    def engine() -> int:
+        replay(books.pop(), messages)
+        return len(messages)
+
+    def floor() -> int:
+        FloorBook().replay(messages)
+        return len(messages)
+
+    engine_book, floor_book = OrderBook(N_TICKS), FloorBook()
+    replay(engine_book, messages)
+    floor_book.replay(messages)
+    for side in (BUY, SELL):  # the floor is a check too: both end in the same book
+        floor_levels = sorted(
+            ((p, sum(o[1] for o in q)) for p, q in floor_book.levels[side].items()),
+            reverse=side == BUY,
+        )
+        assert engine_book.depth(side, N_TICKS) == floor_levels
+    return best_rate(engine, rounds), best_rate(floor, rounds), len(engine_book)
+
+
+def env_steps_per_second(sessions: int) -> tuple[float, float]:
+    """LimitOrderBookMarket (3 traders, intervals 1, 2, 5): steps/s and flow events/s."""
+    env = LimitOrderBookMarket(3, decision_intervals=[1.0, 2.0, 5.0], session_length=60.0)
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(0)
+    steps, events, elapsed = 0, 0, 0.0
+    for seed in range(sessions):
+        result = env.reset(seed=seed)
+        while not result.all_done:
+            actions = {
+                a: env.action_space(a).sample(mask=env.action_mask(a)) for a in result.observations
+            }
+            start = time.perf_counter()
+            result = env.step(actions)
+            elapsed += time.perf_counter() - start
+            steps += 1
+        events += env.flow_events
+    return steps / elapsed, events / elapsed
+
+
+def native_rate(num_envs: int, flow: Any, session_length: float, rounds: int) -> float:
+    """LimitOrderBookVecEnv book events/s summed over books, traders keeping still."""
+    vec = LimitOrderBookVecEnv(
+        num_envs, 3, decision_intervals=[1.0, 2.0, 5.0], session_length=session_length, flow=flow
+    )
+    keep = np.zeros((num_envs, 3), np.int64)
+
+    def run() -> int:
+        result = vec.reset(seed=0)
+        while not result.all_done:
+            result = vec.step(dict.fromkeys(result.observations, keep))
+        return vec.flow_events
+
+    return best_rate(run, rounds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
+    args = parser.parse_args()
+    rounds = 2 if args.quick else 5
+    duration = 120.0 if args.quick else 600.0
+
+    flow = simulate_flow(ContStoikovTalreja(), duration, n_ticks=N_TICKS, seed=0)
+    messages = record_flow(flow, n_ticks=N_TICKS)
+    engine, floor, resting = engine_rates(messages, rounds)
+    print(f"engine, CST flow ({len(messages):,} messages, {resting} resting at the end)")
+    print(f"{'book':>28} {'events/s':>12}")
+    print(f"{'sekai OrderBook':>28} {engine:>12,.0f}")
+    print(f"{'pure-Python floor':>28} {floor:>12,.0f}")
+    print(f"{'ratio':>28} {engine / floor:>12.1f}x")
+
+    print("\nengine by book depth (synthetic stream)")
+    header = f"{'target depth':>13} {'at end':>7} {'sekai events/s':>15} {'floor events/s':>15}"
+    print(f"{header} {'ratio':>7}")
+    for depth in (10, 100, 1_000, 10_000):
+        stream = synthetic_stream(depth, 20_000 if args.quick else 100_000, seed=depth)
+        sekai_rate, floor_rate, resting = engine_rates(stream, rounds)
+        print(
+            f"{depth:>13,} {resting:>7,} {sekai_rate:>15,.0f} {floor_rate:>15,.0f} "
+            f"{sekai_rate / floor_rate:>6.1f}x"
+        )
+
+    steps, env_events = env_steps_per_second(1 if args.quick else 3)
+    print("\nLimitOrderBookMarket, 3 traders, intervals 1, 2, 5 s")
+    print(f"{'steps/s':>28} {steps:>12,.0f}")
+    print(f"{'flow events/s inside it':>28} {env_events:>12,.0f}")
+
+    num_envs = 1024
+    session = 10.0 if args.quick else 30.0
+    live = native_rate(num_envs, None, session, rounds)
+    given = simulate_flow(ContStoikovTalreja(), session, n_ticks=2000, seed=1)
+    replayed = native_rate(num_envs, given, session, rounds)
+    print(f"\nLimitOrderBookVecEnv, {num_envs} books, {session:.0f} s sessions")
+    print(f"{'flow':>28} {'events/s':>12} {'x engine':>9}")
+    print(f"{'live CST flow':>28} {live:>12,.0f} {live / engine:>8.1f}x")
+    print(f"{'given flow (replay)':>28} {replayed:>12,.0f} {replayed / engine:>8.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""A small RGB canvas drawn with NumPy alone: the renderer behind ``render_mode="rgb_array"``.
+
+Coordinates are floats in pixels with pixel centres on whole numbers: pixel ``(x, y)`` covers
+``[x - 0.5, x + 0.5] x [y - 0.5, y + 0.5]``, as pygame counts them, so a shape drawn at the
+coordinates gymnasium's renderers use lands on the same pixels. ``y`` grows downwards, or
+upwards with ``y_up=True`` (then ``y = 0`` is the bottom row, as in gymnasium's pictures before
+their final flip).
+
+Every shape is drawn by computing how much of each pixel of its bounding box it covers (1 or 0
+without anti-aliasing, a fraction with it) and blending its colour in by that amount, so shapes
+compose in drawing order like a painter's. Filled shapes follow pygame's convention: a pixel
+whose centre is inside or on the edge is painted, and the anti-aliased ramp lies in the pixel
+just outside. Lines are centred on their path. Example::
+
+    canvas = Canvas(600, 400, y_up=True)
+    canvas.line((0, 100), (600, 100), BLACK)
+    canvas.polygon([(275, 85), (275, 115), (325, 115), (325, 85)], BLACK)
+    canvas.circle((300, 107), 5, (129, 132, 203))
+    frame = canvas.to_array()  # uint8, shape (400, 600, 3), row 0 at the top
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+Color = tuple[int, int, int]
+Point = tuple[float, float]
+Points = Sequence[Point] | np.ndarray  # an array of shape (n, 2) will do
+
+WHITE: Color = (255, 255, 255)
+BLACK: Color = (0, 0, 0)
+
+
+class Canvas:
+    """An RGB image of ``width`` x ``height`` pixels, filled with ``background``.
+
+    ``antialias`` blends shape edges by the fraction of each pixel they cover; without it a
+    pixel is painted when its centre is inside the shape.
+    """
+
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        background: Color = WHITE,
+        *,
+        antialias: bool = True,
+        y_up: bool = False,
+    ) -> None:
+        if width < 1 or height < 1:
+            raise ValueError(f"a canvas needs at least one pixel, got {width} x {height}")
+        self.width = int(width)
+        self.height = int(height)
+        self.antialias = antialias
+        self.y_up = y_up
+        self._pixels = np.empty((self.height, self.width, 3), np.uint8)
+        self.fill(background)
+
+    # -- shapes ----------------------------------------------------------------------------------
+    def fill(self, color: Color) -> None:
+        """Paint the whole canvas ``color``."""
+        self._pixels[:] = np.array(_check_color(color), np.uint8)
+
+    def polygon(self, points: Points, color: Color) -> None:
+        """Fill the polygon through ``points`` (at least three; even-odd rule when it crosses
+        itself)."""
+        vertices = self._to_pixels(points)
+        if len(vertices) < 3:
+            raise ValueError(f"a polygon needs at least 3 points, got {len(vertices)}")
+        box = self._box(vertices.min(axis=0), vertices.max(axis=0))
+        if box is None:
+            return
+        x0, y0, x1, y1 = box
+        px = np.arange(x0, x1, dtype=np.float64)[None, :]
+        py = np.arange(y0, y1, dtype=np.float64)[:, None]
+        distance = np.full((y1 - y0, x1 - x0), np.inf)
+        for a, b in zip(vertices, np.roll(vertices, -1, axis=0), strict=True):
+            np.minimum(distance, _segment_distance(px, py, *a, *b), out=distance)
+        depth = np.where(_inside_polygon(vertices, px, py), distance, -distance)
+        self._blend(x0, y0, self._fill_coverage(depth), color)
+
+    def rectangle(self, corner: Point, opposite: Point, color: Color) -> None:
+        """Fill the axis-aligned rectangle with the corners ``corner`` and ``opposite``."""
+        (xa, ya), (xb, yb) = corner, opposite
+        self.polygon([(xa, ya), (xb, ya), (xb, yb), (xa, yb)], color)
+
+    def circle(self, center: Point, radius: float, color: Color) -> None:
+        """Fill the disc of ``radius`` pixels around ``center`` (its edge pixels included, as
+        pygame's filled circle)."""
+        if radius < 0:
+            raise ValueError(f"radius must not be negative, got {radius}")
+        ((cx, cy),) = self._to_pixels([center])
+        reach = radius + 1.0
+        box = self._box(np.array([cx - reach, cy - reach]), np.array([cx + reach, cy + reach]))
+        if box is None:
+            return
+        x0, y0, x1, y1 = box
+        distance = np.hypot(np.arange(x0, x1)[None, :] - cx, np.arange(y0, y1)[:, None] - cy)
+        self._blend(x0, y0, self._fill_coverage(radius - distance), color)
+
+    def line(self, start: Point, end: Point, color: Color, width: float = 1.0) -> None:
+        """Draw a straight line ``width`` pixels wide, with round ends."""
+        self.polyline([start, end], color, width)
+
+    def polyline(
+        self, points: Points, color: Color, width: float = 1.0, *, closed: bool = False
+    ) -> None:
+        """Draw connected line segments through ``points`` (back to the first if ``closed``),
+        ``width`` pixels wide; the joints are drawn once, not darkened by overlapping ends."""
+        vertices = self._to_pixels(points)
+        if len(vertices) < 2:
+            raise ValueError(f"a polyline needs at least 2 points, got {len(vertices)}")
+        if width <= 0:
+            raise ValueError(f"width must be positive, got {width}")
+        if closed:
+            vertices = np.vstack([vertices, vertices[:1]])
+        half = width / 2
+        box = self._box(vertices.min(axis=0) - half - 1, vertices.max(axis=0) + half + 1)
+        if box is None:
+            return
+        x0, y0, x1, y1 = box
+        coverage = np.zeros((y1 - y0, x1 - x0))
+        for a, b in itertools.pairwise(vertices):  # each segment over its own box only
+            part = self._box(np.minimum(a, b) - half - 1, np.maximum(a, b) + half + 1)
+            if part is None:
+                continue
+            sx0, sy0, sx1, sy1 = part
+            px = np.arange(sx0, sx1, dtype=np.float64)[None, :]
+            py = np.arange(sy0, sy1, dtype=np.float64)[:, None]
+            depth = half - _segment_distance(px, py, a[0], a[1], b[0], b[1])
+            window = coverage[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0]
+            np.maximum(window, self._line_coverage(depth), out=window)
+        self._blend(x0, y0, coverage, color)
+
+    # -- output ----------------------------------------------------------------------------------
+    def to_array(self) -> np.ndarray:
+        """The image as a new uint8 array of shape ``(height, width, 3)``, row 0 at the top."""
+        return self._pixels.copy()
+
+    # -- internals -------------------------------------------------------------------------------
+    def _to_pixels(self, points: Points) -> np.ndarray:
+        """``points`` as an (n, 2) float array in array coordinates (y down)."""
+        array = np.array(points, dtype=np.float64).reshape(-1, 2)
+        if not np.isfinite(array).all():
+            raise ValueError(f"coordinates must be finite, got {points!r}")
+        if self.y_up:
+            array[:, 1] = (self.height - 1) - array[:, 1]
+        return array
+
+    def _box(self, low: np.ndarray, high: np.ndarray) -> tuple[int, int, int, int] | None:
+        """The pixel range ``[x0, x1) x [y0, y1)`` that can touch ``low..high``, clipped to the
+        canvas; None when it lies outside."""
+        x0 = max(int(np.floor(low[0] - 0.5)), 0)
+        y0 = max(int(np.floor(low[1] - 0.5)), 0)
+        x1 = min(int(np.ceil(high[0] + 0.5)) + 1, self.width)
+        y1 = min(int(np.ceil(high[1] + 0.5)) + 1, self.height)
+        if x0 >= x1 or y0 >= y1:
+            return None
+        return x0, y0, x1, y1
+
+    def _fill_coverage(self, depth: np.ndarray) -> np.ndarray:
+        """A filled shape's coverage of each pixel from ``depth``, how far the pixel's centre
+        lies inside the edge (negative outside): full from the edge in, ramping down over the
+        pixel outside it with anti-aliasing."""
+        if self.antialias:
+            return np.clip(depth + 1.0, 0.0, 1.0)
+        return (depth >= 0).astype(np.float64)
+
+    def _line_coverage(self, depth: np.ndarray) -> np.ndarray:
+        """A line's coverage of each pixel from ``depth``, half the width minus the distance
+        to the path: a one-pixel ramp centred on the line's edge with anti-aliasing."""
+        if self.antialias:
+            return np.clip(depth + 0.5, 0.0, 1.0)
+        return (depth >= 0).astype(np.float64)
+
+    def _blend(self, x0: int, y0: int, coverage: np.ndarray, color: Color) -> None:
+        """Mix ``color`` into the pixels from ``(x0, y0)`` by ``coverage`` (0..1 per pixel)."""
+        rgb = np.array(_check_color(color), np.float64)
+        h, w = coverage.shape
+        region = self._pixels[y0 : y0 + h, x0 : x0 + w]
+        alpha = coverage[:, :, None]
+        mixed = region * (1.0 - alpha) + rgb * alpha
+        region[:] = np.rint(mixed).astype(np.uint8)
+
+
+def _check_color(color: Color) -> Color:
+    if len(color) != 3 or not all(0 <= channel <= 255 for channel in color):
+        raise ValueError(f"a colour is 3 channels (red, green, blue) in 0..255, got {color!r}")
+    return color
+
+
+def _inside_polygon(vertices: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Whether each point ``(x, y)`` (broadcast) lies inside the polygon, by the even-odd rule."""
+    inside = np.zeros(np.broadcast_shapes(x.shape, y.shape), dtype=bool)
+    for (ax, ay), (bx, by) in zip(vertices, np.roll(vertices, -1, axis=0), strict=True):
+        if ay == by:
+            continue  # a horizontal edge crosses no horizontal ray
+        crosses = (ay > y) != (by > y)
+        x_at_y = ax + (y - ay) * (bx - ax) / (by - ay)
+        inside ^= crosses & (x < x_at_y)
+    return inside
+
+
+def _segment_distance(
+    px: np.ndarray, py: np.ndarray, ax: float, ay: float, bx: float, by: float
+) -> np.ndarray:
+    """Distance from each point ``(px, py)`` to the segment from ``(ax, ay)`` to ``(bx, by)``."""
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else np.clip(((px - ax) * dx + (py - ay) * dy) / length2, 0.0, 1.0)
+    return np.hypot(px - (ax + t * dx), py - (ay + t * dy))

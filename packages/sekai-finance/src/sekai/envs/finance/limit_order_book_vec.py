@@ -1,0 +1,203 @@
+"""LimitOrderBookVecEnv: many LimitOrderBookMarkets stepped together in array form.
+
+The books run in lock-step on the shared decision schedule, so one step takes the due traders'
+actions as ``(num_envs, 3)`` arrays and returns ``(num_envs, ...)`` observations and
+``(num_envs,)`` rewards per agent; flags are plain bools (every book ends together). The
+background flow advances in rounds: each round samples and applies the next event of every book
+whose clock has not reached the next decision time, with array operations over those books.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sekai.core import RngMixin
+from sekai.envs.finance._level_books import LevelBooks
+from sekai.envs.finance._lob_market import (
+    DEPTH_WINDOW,
+    MarketConfig,
+    action_space_for,
+    observation_space_for,
+)
+from sekai.finance.order_book import BUY, SELL
+from sekai.finance.order_flow import CANCEL, LIMIT, MARKET, FlowEvents, sample_events
+from sekai.multi_agent import MAResetResult, MAStepResult
+
+
+class LimitOrderBookVecEnv(RngMixin):
+    """``num_envs`` independent books with the parameters of :class:`LimitOrderBookMarket`.
+
+    With a given flow (:class:`FlowEvents`) every book replays it and book i agrees exactly
+    with a LimitOrderBookMarket given the same flow and book i's actions.
+    """
+
+    def __init__(self, num_envs: int = 1, n_traders: int = 3, **kwargs: Any) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
+            raise TypeError(f"num_envs must be an int, got {num_envs!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        kwargs.pop("render_mode", None)
+        from sekai.envs.finance.limit_order_book import LimitOrderBookMarket
+
+        self.template = LimitOrderBookMarket(n_traders, **kwargs)  # validates, holds the config
+        self.config: MarketConfig = self.template.config
+        self.num_envs = int(num_envs)
+        self.possible_agents = list(self.template.possible_agents)
+        self.agents: list[str] = []
+        self.observation_spaces = {
+            a: observation_space_for(self.config) for a in self.possible_agents
+        }
+        self.action_spaces = {a: action_space_for() for a in self.possible_agents}
+        self.books = LevelBooks(self.config, self.num_envs)
+
+    def observation_space(self, agent: str) -> Any:
+        """One book's observation space for ``agent`` (observations carry a leading axis)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> Any:
+        """One book's action space for ``agent`` (actions carry a leading axis)."""
+        return self.action_spaces[agent]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> MAResetResult:
+        self._set_rng(seed)
+        self.books = LevelBooks(self.config, self.num_envs)
+        self._all = np.arange(self.num_envs)
+        self._step_index = 0
+        self._flow_index = 0
+        self.flow_events = 0  # background events applied this session, summed over books
+        self._values = self.books.values()
+        self.agents = list(self.possible_agents)
+        observations = {
+            self.possible_agents[i]: self._observe(i, self.config.session_length)
+            for i in self.config.due[0]
+        }
+        return MAResetResult(observations, {a: {"timestamp": 0.0} for a in observations})
+
+    def step(self, actions: dict[str, Any]) -> MAStepResult:
+        config = self.config
+        if not self.agents:
+            raise RuntimeError("the session is over: call reset() before step()")
+        now = config.times[self._step_index]
+        due = config.due[self._step_index]
+        expected = {self.possible_agents[i] for i in due}
+        if not isinstance(actions, dict) or set(actions) != expected:
+            raise ValueError(
+                f"step() takes actions for exactly the traders due now, {sorted(expected)}, "
+                f"got {sorted(actions) if isinstance(actions, dict) else actions!r}"
+            )
+        plans = []
+        for i in due:
+            agent = self.possible_agents[i]
+            batch = np.asarray(actions[agent])
+            if batch.shape != (self.num_envs, 3) or batch.dtype.kind not in "iu":
+                raise ValueError(
+                    f"{agent}: actions must be integers of shape ({self.num_envs}, 3), "
+                    f"got {batch.dtype} {batch.shape}"
+                )
+            if ((batch < 0) | (batch >= self.action_spaces[agent].nvec)).any():
+                raise ValueError(f"{agent}: actions outside {self.action_spaces[agent]}")
+            plans.append((i, config.decode(self._view(i), batch.astype(np.int64), agent)))
+        for i, (bid, ask, market) in plans:
+            self._execute(i, bid, ask, market)
+        self._step_index += 1
+        last = self._step_index == len(config.times)
+        until = config.session_length if last else config.times[self._step_index]
+        self._run_flow(now, until)
+        values = self.books.values()
+        change = values - self._values
+        self._values = values
+        rewards: dict[str, Any] = {a: change[:, i] for i, a in enumerate(self.possible_agents)}
+        next_due = range(config.n_traders) if last else config.due[self._step_index]
+        time_left = config.session_length - until
+        observations = {self.possible_agents[i]: self._observe(i, time_left) for i in next_due}
+        flags = dict.fromkeys(self.possible_agents, last)
+        info = {a: {"timestamp": float(until)} for a in self.possible_agents}
+        if last:
+            self.agents = []
+        return MAStepResult(observations, rewards, flags, dict.fromkeys(flags, False), info)
+
+    def action_mask(self, agent: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per book masks: arrays of shapes (num_envs, 6), (num_envs, 6), (num_envs, 3)."""
+        i = self.possible_agents.index(agent)
+        return self.config.masks(self._view(i))  # type: ignore[return-value]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- internals --------------------------------------------------------------------------
+    def _view(self, trader: int) -> Any:
+        return self.books.view(trader, DEPTH_WINDOW)
+
+    def _observe(self, trader: int, time_left: float) -> np.ndarray:
+        return self.config.observation(self._view(trader), time_left)
+
+    def _execute(self, trader: int, bid: np.ndarray, ask: np.ndarray, market: np.ndarray) -> None:
+        books, size = self.books, self.config.order_size
+        for side, instruction in ((BUY, bid), (SELL, ask)):
+            current = books.order_price[:, side, trader]
+            change = (instruction != -1) & (instruction != current)
+            books.cancel_order(self._all[change & (current >= 0)], trader, side)
+            place = change & (instruction >= 0)
+            rows = self._all[place]
+            price = instruction[place]
+            # post-only: an order that would cross (after an earlier trader's move) is dropped
+            keep = np.where(
+                side == BUY, price < books.best[rows, SELL], price > books.best[rows, BUY]
+            )
+            books.place(rows[keep], trader, side, price[keep], size)
+        trading = market >= 0
+        for side in (BUY, SELL):
+            rows = self._all[trading & (market == side)]
+            books.cancel_order(rows, trader, 1 - side)  # self-trade prevention
+            for _ in range(size):
+                books.take(rows, np.full(len(rows), side), trader)
+
+    def _run_flow(self, start: float, until: float) -> None:
+        flow, books = self.config.flow, self.books
+        if isinstance(flow, FlowEvents):
+            stop = int(np.searchsorted(flow.time, until, side="left"))
+            for j in range(self._flow_index, stop):
+                self._apply(
+                    self._all,
+                    np.full(self.num_envs, flow.kind[j]),
+                    np.full(self.num_envs, flow.side[j]),
+                    np.full(self.num_envs, flow.price[j]),
+                    np.full(self.num_envs, flow.rank[j]),
+                )
+            self._flow_index = max(self._flow_index, stop)
+            return
+        clock = np.full(self.num_envs, start)
+        rows = self._all
+        while len(rows):
+            books.update_refs(rows)
+            bids, asks = books.public_levels(rows, flow.levels)
+            wait, kind, side, price, rank = sample_events(
+                flow, self.rng, books.ref[rows, BUY], books.ref[rows, SELL], bids, asks
+            )
+            clock[rows] += wait
+            going = clock[rows] < until
+            rows = rows[going]
+            self._apply(rows, kind[going], side[going], price[going], rank[going])
+
+    def _apply(
+        self,
+        rows: np.ndarray,
+        kind: np.ndarray,
+        side: np.ndarray,
+        price: np.ndarray,
+        rank: np.ndarray,
+    ) -> None:
+        """One flow event in each of ``rows``."""
+        books = self.books
+        self.flow_events += len(rows)
+        limit, market, cancel = kind == LIMIT, kind == MARKET, kind == CANCEL
+        if limit.any():
+            books.add_public(rows[limit], side[limit], price[limit])
+        if market.any():
+            books.take(rows[market], side[market], -1)
+        if cancel.any():
+            books.cancel_public(rows[cancel], side[cancel], price[cancel], rank[cancel])

@@ -1,0 +1,131 @@
+"""LOBSTER message files: read, write, replay into an :class:`OrderBook`, and record a flow.
+
+A LOBSTER message file is a header-less CSV, one message a line: time (seconds after
+midnight), type, order id, size, price (dollars x 10,000), direction (1 buy order, -1 sell
+order). Types: 1 new limit order, 2 partial cancel, 3 full delete, 4 execution of a visible
+order, 5 execution of a hidden order, 6 cross trade, 7 trading halt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.finance.order_book import BUY, PUBLIC, SELL, OrderBook
+from sekai.finance.order_flow import CANCEL, LIMIT, FlowEvents, seed_book
+
+MESSAGE_DTYPE = np.dtype(
+    [
+        ("time", np.float64),
+        ("type", np.int64),
+        ("order_id", np.int64),
+        ("size", np.int64),
+        ("price", np.int64),
+        ("direction", np.int64),
+    ]
+)
+SUBMIT, PARTIAL_CANCEL, DELETE, EXECUTE, EXECUTE_HIDDEN, CROSS, HALT = range(1, 8)
+
+
+def read_messages(path: str | Path) -> NDArray[Any]:
+    """A LOBSTER message file as a structured array with the fields of MESSAGE_DTYPE."""
+    raw = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64)
+    if raw.size and raw.shape[1] < 6:
+        raise ValueError(f"{path}: a LOBSTER message has 6 columns, got {raw.shape[1]}")
+    messages = np.empty(len(raw), MESSAGE_DTYPE)
+    for column, name in enumerate(MESSAGE_DTYPE.names or ()):
+        messages[name] = raw[:, column] if raw.size else []
+    return messages
+
+
+def write_messages(path: str | Path, messages: NDArray[Any]) -> None:
+    """Write a structured array of messages as a LOBSTER message file."""
+    with open(path, "w") as file:
+        for m in messages:
+            file.write(
+                f"{m['time']:.9f},{m['type']},{m['order_id']},{m['size']},{m['price']},"
+                f"{m['direction']}\n"
+            )
+
+
+def replay(
+    book: OrderBook, messages: NDArray[Any], *, tick: int = 100, price_offset: int = 0
+) -> int:
+    """Drive ``book`` with ``messages``; return how many changed it.
+
+    Prices map to ticks as ``(price - price_offset) // tick`` (``tick=100`` is one cent).
+    Submissions rest under their LOBSTER id (owner PUBLIC); cancels and deletes act on that id;
+    an execution of a visible order is replayed as a market order of its size against the
+    executed order's side, so orders that traders placed ahead of it in the queue trade first.
+    Messages about orders the book does not hold (placed before the file starts, or already
+    filled by traders) are skipped, as are hidden executions, cross trades and halts.
+    """
+    applied = 0
+    add, cancel, market = book.add, book.cancel, book.market
+    for _, kind, order_id, size, price, direction in messages.tolist():
+        if kind == SUBMIT:
+            offset = price - price_offset
+            if offset % tick:
+                raise ValueError(f"price {price} is not on the {tick}-unit tick grid")
+            add(BUY if direction == 1 else SELL, offset // tick, size, PUBLIC, order_id)
+        elif kind in (DELETE, PARTIAL_CANCEL):
+            try:
+                cancel(order_id, None if kind == DELETE else size)
+            except KeyError:
+                continue  # not in the book
+        elif kind == EXECUTE:
+            market(SELL if direction == 1 else BUY, size)
+        elif kind in (EXECUTE_HIDDEN, CROSS, HALT):
+            continue
+        else:
+            raise ValueError(f"unknown LOBSTER message type {kind} (allowed: 1 to 7)")
+        applied += 1
+    return applied
+
+
+def record_flow(
+    flow: FlowEvents, *, n_ticks: int = 2000, tick: int = 100, price_offset: int = 0
+) -> NDArray[Any]:
+    """The LOBSTER messages of a given flow played alone on a book seeded with its initial
+    depth (best bid at ``n_ticks // 2``): the seed orders first, at time 0, then the flow."""
+    book = OrderBook(n_ticks)
+    seed_book(book, flow.initial_depth, n_ticks // 2)
+    rows = [
+        (0.0, SUBMIT, o.order_id, o.size, o.price, 1 if o.side == BUY else -1)
+        for side in (BUY, SELL)
+        for price, _ in book.depth(side, n_ticks)
+        for o in book.queue(side, price)
+    ]
+    rows.sort(key=lambda row: row[2])  # by id: the order they were placed in
+    for time, kind, side, price, rank in zip(
+        flow.time.tolist(),
+        flow.kind.tolist(),
+        flow.side.tolist(),
+        flow.price.tolist(),
+        flow.rank.tolist(),
+        strict=True,
+    ):
+        direction = 1 if side == BUY else -1
+        tape = len(book.trades)
+        if kind == CANCEL:
+            public = [o for o in book.queue(side, price) if o.owner == PUBLIC]
+            if 0 <= price < n_ticks and rank < len(public):
+                book.cancel(public[rank].order_id)
+                rows.append((time, DELETE, public[rank].order_id, 1, price, direction))
+            continue
+        if kind == LIMIT:
+            if not 0 <= price < n_ticks:
+                continue
+            order_id = book.add(side, price, 1)
+            if order_id in book:
+                rows.append((time, SUBMIT, order_id, 1, price, direction))
+        else:
+            book.market(side, 1)
+        for trade in book.trades[tape:]:  # a market order, or a public order that crossed
+            rows.append((time, EXECUTE, trade.maker_id, trade.size, trade.price, -direction))
+    messages = np.array(rows, MESSAGE_DTYPE)
+    messages["price"] = messages["price"] * tick + price_offset
+    return messages

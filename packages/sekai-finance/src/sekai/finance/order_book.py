@@ -1,0 +1,315 @@
+"""OrderBook: a limit order book with price-time priority on an integer tick grid.
+
+Prices are tick indices ``0 .. n_ticks - 1`` (convert with your own tick size); sizes are
+positive integers (lots). Each price level holds a FIFO queue of order records; a cancelled
+order is only marked empty and skipped when matching reaches it, so a cancel in the middle of a
+queue costs O(1). Per-level volumes live in plain lists, so the best price moves by scanning
+neighbouring ticks, never by sorting.
+
+Owners are integers: owner 0 is the anonymous public (background flow), exempt from self-trade
+prevention; any other owner never trades with itself.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Literal, NamedTuple
+
+BUY = 0
+SELL = 1
+PUBLIC = 0  # the anonymous owner: background flow, replayed messages
+
+SelfTradePolicy = Literal["cancel_resting", "cancel_incoming"]
+_SELF_TRADE_POLICIES = ("cancel_resting", "cancel_incoming")
+
+# An order record is a list [order_id, owner, size, price, side]; these index it.
+_ID, _OWNER, _SIZE, _PRICE, _SIDE = range(5)
+
+
+class Trade(NamedTuple):
+    """One fill on the tape: the taker (incoming order) traded ``size`` at ``price``."""
+
+    price: int
+    size: int
+    taker_side: int  # BUY or SELL
+    taker_id: int
+    maker_id: int
+    taker_owner: int
+    maker_owner: int
+
+
+class Order(NamedTuple):
+    """A resting order as :meth:`OrderBook.order` reports it."""
+
+    order_id: int
+    owner: int
+    side: int
+    price: int
+    size: int
+
+
+class OrderBook:
+    """A price-time priority limit order book with partial fills, cancels, modifies, market
+    orders, self-trade prevention and a trade tape (:attr:`trades`).
+
+    ``self_trade``: when an owner's incoming order meets its own resting order,
+    ``"cancel_resting"`` cancels the resting order and goes on matching; ``"cancel_incoming"``
+    cancels what is left of the incoming order.
+    """
+
+    def __init__(self, n_ticks: int, *, self_trade: SelfTradePolicy = "cancel_resting") -> None:
+        if isinstance(n_ticks, bool) or not isinstance(n_ticks, int) or n_ticks < 2:
+            raise ValueError(f"n_ticks must be an int of at least 2, got {n_ticks!r}")
+        if self_trade not in _SELF_TRADE_POLICIES:
+            raise ValueError(
+                f"self_trade must be one of {_SELF_TRADE_POLICIES}, got {self_trade!r}"
+            )
+        self.n_ticks = n_ticks
+        self.self_trade: SelfTradePolicy = self_trade
+        self.trades: list[Trade] = []
+        self._queues: tuple[list[deque[list[int]]], list[deque[list[int]]]] = (
+            [deque() for _ in range(n_ticks)],
+            [deque() for _ in range(n_ticks)],
+        )
+        self._volume = ([0] * n_ticks, [0] * n_ticks)
+        self._side_count = [0, 0]  # live orders per side: an empty side needs no scan
+        self._orders: dict[int, list[int]] = {}
+        self._bid = -1  # best bid tick, -1 when no bids
+        self._ask = n_ticks  # best ask tick, n_ticks when no asks
+        self._next_id = 1
+
+    # -- queries ----------------------------------------------------------------------------
+    @property
+    def best_bid(self) -> int | None:
+        """The highest bid tick, or None when there are no bids."""
+        return self._bid if self._bid >= 0 else None
+
+    @property
+    def best_ask(self) -> int | None:
+        """The lowest ask tick, or None when there are no asks."""
+        return self._ask if self._ask < self.n_ticks else None
+
+    def volume(self, side: int, price: int) -> int:
+        """Total resting size on ``side`` at ``price``."""
+        return self._volume[side][price]
+
+    def depth(self, side: int, levels: int) -> list[tuple[int, int]]:
+        """Up to ``levels`` non-empty levels of ``side`` from the best: (price, volume) pairs."""
+        volume = self._volume[side]
+        step = -1 if side == BUY else 1
+        price = self._bid if side == BUY else self._ask
+        result: list[tuple[int, int]] = []
+        while 0 <= price < self.n_ticks and len(result) < levels:
+            if volume[price]:
+                result.append((price, volume[price]))
+            price += step
+        return result
+
+    def queue(self, side: int, price: int) -> list[Order]:
+        """The live orders at one level, in priority order."""
+        return [_as_order(o) for o in self._queues[side][price] if o[_SIZE]]
+
+    def order(self, order_id: int) -> Order:
+        """The resting order ``order_id``; KeyError if it is not resting."""
+        return _as_order(self._live(order_id))
+
+    def __contains__(self, order_id: object) -> bool:
+        return order_id in self._orders
+
+    def __len__(self) -> int:
+        """How many orders are resting."""
+        return len(self._orders)
+
+    # -- events -----------------------------------------------------------------------------
+    def add(
+        self, side: int, price: int, size: int, owner: int = PUBLIC, order_id: int | None = None
+    ) -> int:
+        """Submit a limit order; return its id. The part that crosses the spread trades at
+        once (best price first), the rest rests at ``price`` behind the orders already there."""
+        if not 0 <= price < self.n_ticks:
+            raise ValueError(f"price must be a tick in [0, {self.n_ticks}), got {price!r}")
+        if size <= 0:
+            raise ValueError(f"size must be a positive int, got {size!r}")
+        orders = self._orders
+        if order_id is None:
+            order_id = self._next_id
+            self._next_id += 1
+        elif order_id in orders:
+            raise ValueError(f"order id {order_id} is already resting")
+        elif order_id >= self._next_id:
+            self._next_id = order_id + 1
+        if side == BUY:
+            if price >= self._ask:
+                size = self._match(BUY, size, price, owner, order_id)
+                if not size:
+                    return order_id
+        elif side == SELL:
+            if price <= self._bid:
+                size = self._match(SELL, size, price, owner, order_id)
+                if not size:
+                    return order_id
+        else:
+            self._check_side(side)
+        order = [order_id, owner, size, price, side]
+        self._queues[side][price].append(order)
+        self._volume[side][price] += size
+        self._side_count[side] += 1
+        orders[order_id] = order
+        if side == BUY:
+            if price > self._bid:
+                self._bid = price
+        elif price < self._ask:
+            self._ask = price
+        return order_id
+
+    def market(self, side: int, size: int, owner: int = PUBLIC) -> int:
+        """A market order: trade up to ``size`` against the other side; return the size filled.
+        What finds no liquidity is dropped."""
+        self._check_side(side)
+        if size <= 0:
+            raise ValueError(f"size must be a positive int, got {size!r}")
+        order_id = self._next_id
+        self._next_id += 1
+        limit = self.n_ticks if side == BUY else -1
+        tape = len(self.trades)
+        self._match(side, size, limit, owner, order_id)
+        return sum(trade.size for trade in self.trades[tape:])
+
+    def cancel(self, order_id: int, size: int | None = None) -> None:
+        """Cancel ``size`` of a resting order (keeping its place in the queue), or all of it."""
+        order = self._orders.get(order_id)
+        if order is None:
+            self._live(order_id)  # raises the KeyError
+            return
+        if size is None or size >= order[_SIZE]:
+            self._remove(order)
+            return
+        if size <= 0:
+            raise ValueError(f"cancel size must be a positive int or None, got {size!r}")
+        order[_SIZE] -= size
+        self._volume[order[_SIDE]][order[_PRICE]] -= size
+
+    def modify(self, order_id: int, *, price: int | None = None, size: int | None = None) -> None:
+        """Change a resting order. Reducing its size keeps its priority; a new price or a larger
+        size re-queues it behind the level (and may trade, as :meth:`add`), keeping its id."""
+        order = self._live(order_id)
+        new_price = order[_PRICE] if price is None else price
+        new_size = order[_SIZE] if size is None else size
+        if new_size <= 0:
+            raise ValueError(f"size must be a positive int, got {size!r}")
+        if new_price == order[_PRICE] and new_size <= order[_SIZE]:
+            if new_size < order[_SIZE]:
+                self.cancel(order_id, order[_SIZE] - new_size)
+            return
+        if not 0 <= new_price < self.n_ticks:
+            raise ValueError(f"price must be a tick in [0, {self.n_ticks}), got {price!r}")
+        self._remove(order)
+        self.add(order[_SIDE], new_price, new_size, order[_OWNER], order_id)
+
+    def is_crossed(self) -> bool:
+        """True if the best bid reaches the best ask (never, after any event)."""
+        return self._bid >= self._ask
+
+    # -- internals --------------------------------------------------------------------------
+    def _live(self, order_id: int) -> list[int]:
+        try:
+            return self._orders[order_id]
+        except KeyError:
+            raise KeyError(f"order {order_id!r} is not resting in the book") from None
+
+    @staticmethod
+    def _check_side(side: int) -> None:
+        if side != BUY and side != SELL:
+            raise ValueError(f"side must be BUY (0) or SELL (1), got {side!r}")
+
+    def _remove(self, order: list[int]) -> None:
+        """Take a resting order out: mark it empty, fix the level and, if needed, the best."""
+        side, price = order[_SIDE], order[_PRICE]
+        del self._orders[order[_ID]]
+        volume = self._volume[side]
+        volume[price] -= order[_SIZE]
+        order[_SIZE] = 0
+        self._side_count[side] -= 1
+        queue = self._queues[side][price]
+        if volume[price] == 0:
+            queue.clear()
+            if side == BUY and price == self._bid:
+                self._bid = self._next_bid(price)
+            elif side == SELL and price == self._ask:
+                self._ask = self._next_ask(price)
+        elif len(queue) > 2 * volume[price] + 16:  # mostly dead records (a live one has a lot)
+            live = [o for o in queue if o[_SIZE]]
+            queue.clear()
+            queue.extend(live)
+
+    def _next_bid(self, price: int) -> int:
+        if not self._side_count[BUY]:
+            return -1
+        volume = self._volume[BUY]
+        while price >= 0 and not volume[price]:
+            price -= 1
+        return price
+
+    def _next_ask(self, price: int) -> int:
+        n = self.n_ticks
+        if not self._side_count[SELL]:
+            return n
+        volume = self._volume[SELL]
+        while price < n and not volume[price]:
+            price += 1
+        return price
+
+    def _match(self, side: int, size: int, limit: int, owner: int, taker_id: int) -> int:
+        """Trade an incoming order against the other side up to ``limit``; return what is left
+        to rest (0 when self-trade prevention cancelled it)."""
+        maker_side = SELL if side == BUY else BUY
+        queues = self._queues[maker_side]
+        volume = self._volume[maker_side]
+        side_count = self._side_count
+        orders = self._orders
+        trades = self.trades
+        guard = owner != PUBLIC
+        while size:
+            price = self._ask if side == BUY else self._bid
+            if (side == BUY and price > limit) or (side == SELL and price < limit):
+                break
+            if not 0 <= price < self.n_ticks:
+                break  # the other side is empty
+            queue = queues[price]
+            while size and queue:
+                order = queue[0]
+                resting = order[_SIZE]
+                if not resting:
+                    queue.popleft()
+                    continue
+                if guard and order[_OWNER] == owner:
+                    if self.self_trade == "cancel_incoming":
+                        return 0
+                    queue.popleft()
+                    del orders[order[_ID]]
+                    volume[price] -= resting
+                    side_count[maker_side] -= 1
+                    order[_SIZE] = 0
+                    continue
+                fill = size if size < resting else resting
+                size -= fill
+                volume[price] -= fill
+                trades.append(Trade(price, fill, side, taker_id, order[_ID], owner, order[_OWNER]))
+                if fill == resting:
+                    queue.popleft()
+                    del orders[order[_ID]]
+                    side_count[maker_side] -= 1
+                    order[_SIZE] = 0
+                else:
+                    order[_SIZE] = resting - fill
+            if not volume[price]:
+                queue.clear()
+                if side == BUY:
+                    self._ask = self._next_ask(price)
+                else:
+                    self._bid = self._next_bid(price)
+        return size
+
+
+def _as_order(record: list[int]) -> Order:
+    return Order(record[_ID], record[_OWNER], record[_SIDE], record[_PRICE], record[_SIZE])

@@ -1,0 +1,125 @@
+"""sekai._raster.Canvas: which pixels each shape paints, with and without anti-aliasing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sekai._raster import BLACK, WHITE, Canvas
+
+RED = (255, 0, 0)
+
+
+def _painted(canvas: Canvas) -> np.ndarray:
+    """Which pixels differ from white."""
+    return (canvas.to_array() != 255).any(axis=2)
+
+
+def test_a_new_canvas_is_its_background_and_to_array_is_a_copy() -> None:
+    canvas = Canvas(7, 5, (10, 20, 30))
+    image = canvas.to_array()
+    assert image.shape == (5, 7, 3) and image.dtype == np.uint8
+    assert (image == (10, 20, 30)).all()
+    image[:] = 0
+    assert (canvas.to_array() == (10, 20, 30)).all()
+
+
+def test_a_rectangle_paints_the_pixels_whose_centres_it_covers() -> None:
+    canvas = Canvas(10, 8, antialias=False)
+    canvas.rectangle((1.5, 2.5), (5.5, 4.5), RED)  # pixel centres 2..5 by 3..4
+    expected = np.zeros((8, 10), bool)
+    expected[3:5, 2:6] = True
+    assert (_painted(canvas) == expected).all()
+    assert (canvas.to_array()[expected] == RED).all()
+
+
+def test_anti_aliasing_ramps_down_over_the_pixel_outside_an_edge() -> None:
+    canvas = Canvas(6, 5)
+    canvas.rectangle((0.5, 0.5), (3.5, 2.5), BLACK)
+    image = canvas.to_array()[..., 0]
+    assert (image[1:3, 1:4] == 0).all()  # centres inside: painted in full
+    assert (image[1:3, 4] == 128).all() and (image[1:3, 0] == 128).all()  # half a pixel out
+    assert (image[3, 1:4] == 128).all()
+    assert (image[:, 5] == 255).all() and (image[4] == 255).all()  # a pixel out: untouched
+    sharp = Canvas(6, 5, antialias=False)
+    sharp.rectangle((0.5, 0.5), (3.5, 2.5), BLACK)
+    assert set(np.unique(sharp.to_array())) <= {0, 255}
+
+
+def test_a_pixel_centre_on_a_filled_shapes_edge_is_painted_as_pygame_does() -> None:
+    canvas = Canvas(8, 4)
+    canvas.rectangle((1, 1), (5, 2), BLACK)
+    assert (canvas.to_array()[1:3, 1:6] == 0).all()
+
+
+def test_y_up_puts_y_zero_on_the_bottom_row() -> None:
+    canvas = Canvas(4, 5, y_up=True, antialias=False)
+    canvas.line((0, 0), (3, 0), BLACK)
+    assert _painted(canvas)[4].all() and not _painted(canvas)[:4].any()
+
+
+def test_a_circle_paints_the_pixels_within_its_radius() -> None:
+    canvas = Canvas(21, 21, antialias=False)
+    canvas.circle((10, 10), 4, RED)
+    ys, xs = np.mgrid[:21, :21]
+    inside = np.hypot(xs - 10, ys - 10) <= 4
+    painted = _painted(canvas)
+    assert painted[inside].all()
+    assert not painted[np.hypot(xs - 10, ys - 10) > 4.5].any()
+
+
+def test_a_polyline_draws_each_segment_and_blends_its_joints_once() -> None:
+    canvas = Canvas(12, 12)
+    canvas.polyline([(1, 1), (10, 1), (10, 10)], BLACK)
+    image = canvas.to_array()
+    assert (image[1, 1:11] == 0).all() and (image[1:11, 10] == 0).all()
+    assert (image[5, 2:9] == 255).all()  # nothing drawn inside the corner
+    closed = Canvas(12, 12)
+    closed.polyline([(1, 1), (10, 1), (10, 10)], BLACK, closed=True)
+    assert _painted(closed)[5, 5]  # the closing diagonal
+
+
+def test_shapes_outside_the_canvas_are_clipped() -> None:
+    canvas = Canvas(5, 5)
+    canvas.circle((100, 100), 3, RED)
+    canvas.polygon([(-10, -10), (-5, -10), (-5, -5)], RED)
+    assert not _painted(canvas).any()
+    canvas.rectangle((-10, -10), (2, 2), RED)
+    assert _painted(canvas)[:3, :3].all()
+
+
+@pytest.mark.parametrize(
+    ("draw", "message"),
+    [
+        (lambda c: c.polygon([(0, 0), (1, 1)], RED), "at least 3 points"),
+        (lambda c: c.polyline([(0, 0)], RED), "at least 2 points"),
+        (lambda c: c.line((0, 0), (1, 1), RED, width=0), "width must be positive"),
+        (lambda c: c.circle((0, 0), -1, RED), "must not be negative"),
+        (lambda c: c.line((0, 0), (np.nan, 1), RED), "finite"),
+        (lambda c: c.fill((0, 0, 256)), "0..255"),
+        (lambda c: c.fill((0, 0)), "3 channels"),
+    ],
+)
+def test_bad_arguments_are_value_errors_naming_them(draw, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        draw(Canvas(4, 4))
+
+
+@given(
+    st.lists(st.tuples(st.floats(-5, 25), st.floats(-5, 25)), min_size=3, max_size=6),
+    st.booleans(),
+)
+def test_any_polygon_stays_within_its_bounding_box_and_keeps_colours_between_the_two(
+    points, antialias
+) -> None:
+    canvas = Canvas(20, 20, WHITE, antialias=antialias)
+    canvas.polygon(points, BLACK)
+    image = canvas.to_array()
+    assert (image[..., 0] == image[..., 1]).all()  # grey levels only, between white and black
+    xs, ys = zip(*points, strict=True)
+    painted = np.argwhere(_painted(canvas))
+    if len(painted):
+        assert painted[:, 1].min() >= min(xs) - 1 and painted[:, 1].max() <= max(xs) + 1
+        assert painted[:, 0].min() >= min(ys) - 1 and painted[:, 0].max() <= max(ys) + 1

@@ -1,0 +1,150 @@
+"""The Cont-Stoikov-Talreja flow and LOBSTER replay: files the tests write themselves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sekai.finance import (
+    BUY,
+    CANCEL,
+    LIMIT,
+    MARKET,
+    SELL,
+    ContStoikovTalreja,
+    FlowEvents,
+    OrderBook,
+    simulate_flow,
+)
+from sekai.finance.lobster import read_messages, record_flow, replay, write_messages
+from sekai.finance.order_flow import apply_event, sample_event, sample_events, seed_book
+
+
+def test_sampled_event_frequencies_follow_the_rates() -> None:
+    model = ContStoikovTalreja()
+    rng = np.random.default_rng(0)
+    m = 40_000
+    queues = np.full((m, model.levels), 2)
+    refs = np.full(m, 100)
+    wait, kind, side, price, rank = sample_events(model, rng, refs, refs + 1, queues, queues)
+    limit_rate = model.limit_rates.sum()
+    cancel_rate = 2 * np.sum(model.cancel_rates)
+    total = 2 * limit_rate + 2 * model.market_rate + 2 * cancel_rate
+    assert wait.mean() == pytest.approx(1 / total, rel=0.03)
+    assert np.mean(kind == LIMIT) == pytest.approx(2 * limit_rate / total, abs=0.01)
+    assert np.mean(kind == MARKET) == pytest.approx(2 * model.market_rate / total, abs=0.01)
+    assert np.mean(side == BUY) == pytest.approx(0.5, abs=0.01)
+    buy_limits = price[(kind == LIMIT) & (side == BUY)]
+    assert buy_limits.max() == 100 and buy_limits.min() == 101 - model.levels  # ask - 1 .. ask - D
+    assert set(rank[kind == CANCEL].tolist()) == {0, 1}
+
+
+def test_no_cancels_where_no_public_orders_rest() -> None:
+    model = ContStoikovTalreja()
+    empty = np.zeros((5000, model.levels), np.int64)
+    refs = np.full(5000, 50)
+    _, kind, *_ = sample_events(model, np.random.default_rng(1), refs, refs + 1, empty, empty)
+    assert not (kind == CANCEL).any()
+
+
+def test_bad_parameters_are_value_errors() -> None:
+    with pytest.raises(ValueError, match="market_rate"):
+        ContStoikovTalreja(market_rate=-1.0)
+    with pytest.raises(ValueError, match="cancel_rates"):
+        ContStoikovTalreja(cancel_rates=())
+    with pytest.raises(ValueError, match="non-decreasing"):
+        FlowEvents(*(np.array([1.0, 0.5]),) * 1, *(np.zeros(2, np.int64),) * 4)
+
+
+def test_simulated_flow_is_deterministic_for_a_seed_and_keeps_the_book_uncrossed() -> None:
+    first = simulate_flow(ContStoikovTalreja(), 30.0, n_ticks=200, seed=4)
+    second = simulate_flow(ContStoikovTalreja(), 30.0, n_ticks=200, seed=4)
+    other = simulate_flow(ContStoikovTalreja(), 30.0, n_ticks=200, seed=5)
+    assert np.array_equal(first.kind, second.kind) and np.array_equal(first.time, second.time)
+    assert not np.array_equal(first.time[:20], other.time[:20])
+    book = OrderBook(200)
+    seed_book(book, first.initial_depth, 100)
+    for event in zip(first.kind, first.side, first.price, first.rank, strict=True):
+        apply_event(book, *(int(x) for x in event))
+        assert not book.is_crossed()
+
+
+def write_file(path: Path, rows: list[tuple[float, int, int, int, int, int]]) -> Path:
+    path.write_text("".join(",".join(str(x) for x in row) + "\n" for row in rows))
+    return path
+
+
+def test_replay_of_a_small_message_file(tmp_path: Path) -> None:
+    path = write_file(
+        tmp_path / "msgs.csv",
+        [
+            (34200.0, 1, 11, 100, 1000000, 1),  # buy 100 @ 100.00
+            (34200.1, 1, 12, 50, 1000100, -1),  # sell 50 @ 100.01
+            (34200.2, 1, 13, 30, 1000000, 1),  # buy 30 @ 100.00, behind 11
+            (34200.3, 2, 11, 40, 1000000, 1),  # partial cancel of 11
+            (34200.4, 4, 11, 70, 1000000, 1),  # a sell market order executes 11 (60) then 13
+            (34200.5, 5, 0, 10, 1000050, 1),  # hidden execution: no book change
+            (34200.6, 3, 12, 50, 1000100, -1),  # delete 12
+            (34200.7, 3, 99, 5, 1000100, -1),  # an order from before the file: skipped
+        ],
+    )
+    messages = read_messages(path)
+    assert messages["order_id"].tolist() == [11, 12, 13, 11, 11, 0, 12, 99]
+    book = OrderBook(20_000)
+    assert replay(book, messages, tick=100) == 6
+    assert [(t.maker_id, t.size) for t in book.trades] == [(11, 60), (13, 10)]
+    assert book.best_ask is None and book.best_bid == 10_000
+    assert book.order(13).size == 20
+
+
+def test_replay_refuses_unknown_types_and_off_grid_prices(tmp_path: Path) -> None:
+    bad_type = read_messages(write_file(tmp_path / "a.csv", [(1.0, 9, 1, 1, 100, 1)]))
+    with pytest.raises(ValueError, match="message type 9"):
+        replay(OrderBook(10), bad_type)
+    off_grid = read_messages(write_file(tmp_path / "b.csv", [(1.0, 1, 1, 1, 150, 1)]))
+    with pytest.raises(ValueError, match="tick grid"):
+        replay(OrderBook(10), off_grid)
+
+
+def test_recorded_flow_replays_to_the_same_book(tmp_path: Path) -> None:
+    flow = simulate_flow(ContStoikovTalreja(), 60.0, n_ticks=300, seed=2)
+    direct = OrderBook(300)
+    seed_book(direct, flow.initial_depth, 150)
+    for event in zip(flow.kind, flow.side, flow.price, flow.rank, strict=True):
+        apply_event(direct, *(int(x) for x in event))
+    path = tmp_path / "flow.csv"
+    write_messages(path, record_flow(flow, n_ticks=300))
+    replayed = OrderBook(300)
+    replay(replayed, read_messages(path))
+    for side in (BUY, SELL):
+        assert replayed.depth(side, 300) == direct.depth(side, 300)
+    assert [(t.price, t.size, t.taker_side) for t in replayed.trades] == [
+        (t.price, t.size, t.taker_side) for t in direct.trades
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.lists(st.integers(0, 6), min_size=10, max_size=10),
+    st.integers(-3, 3),
+)
+def test_the_scalar_sampler_draws_the_array_samplers_event(seed, queues, spread) -> None:  # type: ignore[no-untyped-def]
+    """The single env's plain-Python fast path agrees exactly with the array model."""
+    model = ContStoikovTalreja()
+    bids, asks = queues[:5], queues[5:]
+    bid, ask = 100, 101 + max(spread, 0)
+    array_event = sample_events(
+        model,
+        np.random.default_rng(seed),
+        np.array([bid]),
+        np.array([ask]),
+        np.array([bids]),
+        np.array([asks]),
+    )
+    scalar_event = sample_event(model, np.random.default_rng(seed), bid, ask, bids, asks)
+    assert scalar_event == tuple(value[0].item() for value in array_event)

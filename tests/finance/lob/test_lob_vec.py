@@ -1,0 +1,107 @@
+"""LimitOrderBookVecEnv agrees with LimitOrderBookMarket: exactly on a given flow, exactly for
+one book with the same seed, and in distribution over many books."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sekai
+from sekai.envs.finance import LimitOrderBookMarket
+from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
+from sekai.finance import ContStoikovTalreja, simulate_flow
+
+KWARGS = {"decision_intervals": [1.0, 2.0, 5.0], "session_length": 20.0, "order_size": 2}
+
+
+def assert_same(single_value, vec_value, book: int, what: str) -> None:  # type: ignore[no-untyped-def]
+    assert np.array_equal(np.asarray(single_value), np.asarray(vec_value)[book]), what
+
+
+def play_together(singles, vec, seed: int) -> None:  # type: ignore[no-untyped-def]
+    """Book i of ``vec`` takes single env i's masked random actions; compare every step."""
+    results = [env.reset(seed=seed) for env in singles]
+    vec_result = vec.reset(seed=seed)
+    for i, env in enumerate(singles):
+        for j, agent in enumerate(env.possible_agents):
+            env.action_space(agent).seed(100 * i + j)
+    step = 0
+    while True:
+        for i, (env, result) in enumerate(zip(singles, results, strict=True)):
+            assert sorted(result.observations) == sorted(vec_result.observations)
+            for agent, obs in result.observations.items():
+                assert_same(obs, vec_result.observations[agent], i, f"obs {agent} step {step}")
+                for single_mask, vec_mask in zip(
+                    env.action_mask(agent), vec.action_mask(agent), strict=True
+                ):
+                    assert_same(single_mask, vec_mask, i, f"mask {agent} step {step}")
+            if step:
+                for agent, reward in result.rewards.items():
+                    assert_same(reward, vec_result.rewards[agent], i, f"reward {agent} {step}")
+        if vec_result.all_done:
+            assert all(result.all_done for result in results)
+            return
+        actions = [
+            {a: env.action_space(a).sample(mask=env.action_mask(a)) for a in result.observations}
+            for env, result in zip(singles, results, strict=True)
+        ]
+        results = [env.step(a) for env, a in zip(singles, actions, strict=True)]
+        vec_result = vec.step(
+            {agent: np.stack([a[agent] for a in actions]) for agent in actions[0]}
+        )
+        step += 1
+
+
+def test_exact_agreement_on_a_given_flow() -> None:
+    flow = simulate_flow(ContStoikovTalreja(), 20.0, seed=11)
+    singles = [LimitOrderBookMarket(3, flow=flow, **KWARGS) for _ in range(3)]
+    vec = LimitOrderBookVecEnv(3, 3, flow=flow, **KWARGS)
+    play_together(singles, vec, seed=0)
+    assert np.array_equal(vec.books.inventory, np.stack([env.inventory for env in singles]))
+    assert (vec.books.inventory != 0).any()
+
+
+def test_exact_agreement_for_one_book_with_the_same_seed() -> None:
+    play_together([LimitOrderBookMarket(3, **KWARGS)], LimitOrderBookVecEnv(1, 3, **KWARGS), 5)
+
+
+def test_agreement_in_distribution() -> None:
+    """Best bid move (ticks) and resting lots after 8 idle seconds: 48 single sessions vs 48
+    books."""
+    kwargs = {"session_length": 8.0, "decision_intervals": [8.0]}
+    keep = np.zeros(3, np.int64)
+
+    single_moves, single_lots = [], []
+    for seed in range(48):
+        env = LimitOrderBookMarket(1, **kwargs)
+        env.reset(seed=seed)
+        env.step({"trader_0": keep})
+        if env.book.best_bid is not None:  # a side can empty out now and then
+            single_moves.append(env.book.best_bid - env.config.first_bid)
+        single_lots.append(sum(v for side in (0, 1) for _, v in env.book.depth(side, 2000)))
+    vec = LimitOrderBookVecEnv(48, 1, **kwargs)
+    vec.reset(seed=1234)
+    vec.step({"trader_0": np.zeros((48, 3), np.int64)})
+    bids = vec.books.best[:, 0]
+    vec_moves = bids[bids >= 0] - vec.config.first_bid
+    vec_lots = vec.books.volume.sum(axis=(1, 2))
+    for a, b in ((single_moves, vec_moves), (single_lots, vec_lots)):
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        error = np.sqrt(a.var() / len(a) + b.var() / len(b))
+        assert abs(a.mean() - b.mean()) < 4.5 * error + 1e-9
+        assert 0.5 < (a.std() + 1e-9) / (b.std() + 1e-9) < 2.0
+
+
+def test_make_vec_builds_the_native_version() -> None:
+    vec = sekai.make_vec("LimitOrderBook-v0", 4, n_traders=2, session_length=3.0)
+    assert isinstance(vec, LimitOrderBookVecEnv) and vec.num_envs == 4
+    result = vec.reset(seed=0)
+    assert result.observations["trader_0"].shape == (4, 27)
+    masks = vec.action_mask("trader_1")
+    assert [m.shape for m in masks] == [(4, 6), (4, 6), (4, 3)]
+    with pytest.raises(ValueError, match=r"trader_0: actions must be integers of shape \(4, 3\)"):
+        vec.step({"trader_0": np.zeros(3, np.int64), "trader_1": np.zeros((4, 3), np.int64)})
+    bad = np.zeros((4, 3), np.int64)
+    bad[2, 0] = 2  # improve a one-tick spread
+    with pytest.raises(ValueError, match=r"trader_0: the bid instruction 2 \('improve'\)"):
+        vec.step({"trader_0": bad, "trader_1": np.zeros((4, 3), np.int64)})

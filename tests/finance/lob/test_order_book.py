@@ -1,0 +1,248 @@
+"""OrderBook: price-time priority, partial fills, cancels, modifies, self-trade prevention, and
+a property test that checks every invariant after each message of random sequences."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sekai.finance import BUY, PUBLIC, SELL, OrderBook
+
+
+def fills(book: OrderBook, start: int = 0) -> list[tuple[int, int, int]]:
+    """(maker id, price, size) of each trade from ``start`` on."""
+    return [(t.maker_id, t.price, t.size) for t in book.trades[start:]]
+
+
+def test_market_order_fills_by_price_then_time_across_levels() -> None:
+    book = OrderBook(100)
+    a = book.add(SELL, 51, 2)
+    b = book.add(SELL, 50, 3)
+    c = book.add(SELL, 50, 4)
+    d = book.add(SELL, 52, 5)
+    assert book.market(BUY, 10) == 10
+    assert fills(book) == [(b, 50, 3), (c, 50, 4), (a, 51, 2), (d, 52, 1)]
+    assert book.best_ask == 52 and book.order(d).size == 4
+    assert a not in book and b not in book and c not in book
+
+
+def test_crossing_limit_order_trades_up_to_its_price_and_rests_the_rest() -> None:
+    book = OrderBook(100)
+    book.add(SELL, 50, 2)
+    far = book.add(SELL, 53, 2)
+    bid = book.add(BUY, 51, 5)
+    assert [t.price for t in book.trades] == [50]
+    assert book.order(bid).size == 3 and book.best_bid == 51 and book.best_ask == 53
+    assert book.order(far).size == 2
+    assert not book.is_crossed()
+
+
+def test_cancel_in_the_middle_of_a_queue_keeps_the_others_order() -> None:
+    book = OrderBook(100)
+    first, middle, last = (book.add(BUY, 40, size) for size in (1, 2, 3))
+    book.cancel(middle)
+    assert [o.order_id for o in book.queue(BUY, 40)] == [first, last]
+    assert book.volume(BUY, 40) == 4
+    book.market(SELL, 3)
+    assert fills(book) == [(first, 40, 1), (last, 40, 2)]
+    assert book.order(last).size == 1
+
+
+def test_partial_cancel_keeps_priority_and_full_cancel_moves_the_best() -> None:
+    book = OrderBook(100)
+    a = book.add(SELL, 60, 5)
+    b = book.add(SELL, 60, 1)
+    book.cancel(a, 3)
+    book.market(BUY, 2)
+    assert fills(book) == [(a, 60, 2)]
+    book.cancel(b)
+    assert book.best_ask is None and len(book) == 0
+
+
+def test_modify_down_keeps_priority_up_or_moved_goes_to_the_back() -> None:
+    book = OrderBook(100)
+    a = book.add(BUY, 30, 5)
+    b = book.add(BUY, 30, 5)
+    book.modify(a, size=4)
+    assert [o.order_id for o in book.queue(BUY, 30)] == [a, b]
+    book.modify(a, size=6)
+    assert [o.order_id for o in book.queue(BUY, 30)] == [b, a]
+    book.modify(b, price=31)
+    assert book.best_bid == 31 and book.order(b).price == 31 and book.volume(BUY, 30) == 6
+
+
+@pytest.mark.parametrize("policy", ["cancel_resting", "cancel_incoming"])
+def test_self_trade_prevention(policy: str) -> None:
+    book = OrderBook(100, self_trade=policy)  # type: ignore[arg-type]
+    own = book.add(SELL, 50, 2, owner=7)
+    other = book.add(SELL, 50, 2, owner=8)
+    filled = book.market(BUY, 3, owner=7)
+    assert all(t.maker_owner != t.taker_owner for t in book.trades)
+    if policy == "cancel_resting":
+        assert own not in book and filled == 2 and other not in book
+    else:
+        assert own in book and filled == 0 and book.order(other).size == 2
+
+
+def test_public_owner_is_exempt_from_self_trade_prevention() -> None:
+    book = OrderBook(100)
+    book.add(SELL, 50, 1)
+    assert book.market(BUY, 1) == 1
+    assert book.trades[0].maker_owner == book.trades[0].taker_owner == PUBLIC
+
+
+def test_market_order_into_an_empty_side_fills_nothing() -> None:
+    book = OrderBook(10)
+    assert book.market(SELL, 5) == 0 and book.trades == []
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda b: b.add(2, 5, 1), "side must be BUY"),
+        (lambda b: b.add(BUY, 10, 1), "price must be a tick in"),
+        (lambda b: b.add(BUY, 5, 0), "size must be a positive"),
+        (lambda b: b.market(SELL, -1), "size must be a positive"),
+    ],
+)
+def test_bad_orders_are_value_errors(call, match: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=match):
+        call(OrderBook(10))
+
+
+def test_unknown_order_is_a_key_error_and_duplicate_ids_are_refused() -> None:
+    book = OrderBook(10)
+    book.add(BUY, 3, 1, order_id=42)
+    with pytest.raises(KeyError, match="order 7"):
+        book.cancel(7)
+    with pytest.raises(ValueError, match="order id 42"):
+        book.add(SELL, 8, 1, order_id=42)
+
+
+# -- property test ------------------------------------------------------------------------
+N_TICKS = 12
+messages = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("add"),
+            st.sampled_from([BUY, SELL]),
+            st.integers(0, N_TICKS - 1),
+            st.integers(1, 5),
+            st.integers(0, 3),
+        ),
+        st.tuples(
+            st.just("market"), st.sampled_from([BUY, SELL]), st.integers(1, 8), st.integers(0, 3)
+        ),
+        st.tuples(st.just("cancel"), st.integers(0, 40), st.one_of(st.none(), st.integers(1, 4))),
+        st.tuples(
+            st.just("modify"), st.integers(0, 40), st.integers(0, N_TICKS - 1), st.integers(1, 5)
+        ),
+    ),
+    max_size=60,
+)
+
+
+class ReferenceBook:
+    """The obvious, slow model: every resting order in one list, matched by sorting."""
+
+    def __init__(self) -> None:
+        self.orders: dict[int, list[int]] = {}  # id -> [side, price, size, owner, time]
+        self.clock = 0
+        self.filled = 0
+
+    def match(self, side: int, size: int, limit: int | None, owner: int, policy: str) -> int:
+        """Trade; return what is left to rest. ``self.filled`` is what traded."""
+        self.filled = 0
+        while size:
+            makers = sorted(
+                (o for o in self.orders.items() if o[1][0] != side),
+                key=lambda o: (o[1][1] if side == BUY else -o[1][1], o[1][4]),
+            )
+            if not makers:
+                break
+            order_id, (_, price, resting, maker_owner, _) = makers[0]
+            if limit is not None and (price > limit if side == BUY else price < limit):
+                break
+            if owner != PUBLIC and maker_owner == owner:
+                if policy == "cancel_incoming":
+                    return 0
+                del self.orders[order_id]
+                continue
+            fill = min(size, resting)
+            size -= fill
+            self.filled += fill
+            self.orders[order_id][2] -= fill
+            if self.orders[order_id][2] == 0:
+                del self.orders[order_id]
+        return size
+
+
+@settings(max_examples=150, deadline=None)
+@given(messages, st.sampled_from(["cancel_resting", "cancel_incoming"]))
+def test_random_message_sequences_keep_every_invariant(sequence, policy) -> None:  # type: ignore[no-untyped-def]
+    book = OrderBook(N_TICKS, self_trade=policy)
+    reference = ReferenceBook()
+    positions: dict[int, int] = {}  # owner -> net shares from the tape
+    for message in sequence:
+        tape = len(book.trades)
+        if message[0] == "add":
+            _, side, price, size, owner = message
+            left = reference.match(side, size, price, owner, policy)
+            order_id = book.add(side, price, size, owner)
+            if left:
+                reference.clock += 1
+                reference.orders[order_id] = [side, price, left, owner, reference.clock]
+        elif message[0] == "market":
+            _, side, size, owner = message
+            reference.match(side, size, None, owner, policy)
+            assert book.market(side, size, owner) == reference.filled
+        elif message[0] == "cancel":
+            _, order_id, size = message
+            if order_id not in reference.orders:
+                assert order_id not in book
+                continue
+            book.cancel(order_id, size)
+            if size is None or size >= reference.orders[order_id][2]:
+                del reference.orders[order_id]
+            else:
+                reference.orders[order_id][2] -= size
+        else:
+            _, order_id, price, size = message
+            if order_id not in reference.orders:
+                continue
+            side, old_price, old_size, owner, _ = reference.orders[order_id]
+            book.modify(order_id, price=price, size=size)
+            if price == old_price and size <= old_size:
+                reference.orders[order_id][2] = size
+            else:
+                del reference.orders[order_id]
+                left = reference.match(side, size, price, owner, policy)
+                if left:
+                    reference.clock += 1
+                    reference.orders[order_id] = [side, price, left, owner, reference.clock]
+
+        # the book never crosses, and matches the reference order by order
+        assert not book.is_crossed()
+        assert {i: (o[0], o[1], o[2], o[3]) for i, o in reference.orders.items()} == {
+            i: (book.order(i).side, book.order(i).price, book.order(i).size, book.order(i).owner)
+            for i in reference.orders
+        }
+        assert len(book) == len(reference.orders)
+        for side in (BUY, SELL):
+            levels = book.depth(side, N_TICKS)
+            prices = [p for p, _ in levels]
+            assert prices == sorted(prices, reverse=side == BUY)
+            for price, volume in levels:
+                queue = book.queue(side, price)
+                assert volume == sum(o.size for o in queue) > 0
+                times = [reference.orders[o.order_id][4] for o in queue]
+                assert times == sorted(times)  # time priority within the level
+        # shares are conserved through matching: every trade moves them between two owners
+        for trade in book.trades[tape:]:
+            assert trade.size > 0
+            assert trade.taker_owner == PUBLIC or trade.taker_owner != trade.maker_owner
+            sign = 1 if trade.taker_side == BUY else -1
+            positions[trade.taker_owner] = positions.get(trade.taker_owner, 0) + sign * trade.size
+            positions[trade.maker_owner] = positions.get(trade.maker_owner, 0) - sign * trade.size
+        assert sum(positions.values()) == 0
