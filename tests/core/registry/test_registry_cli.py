@@ -48,6 +48,20 @@ def test_list_describes_each_env_by_its_docstrings_first_line(capsys):
     )  # the docstring's ``normal(drift, sigma)``, without its reST markup
 
 
+class WrappedSummaryEnv(CountingEnv):
+    """A summary that wraps
+    onto a second line.
+
+    Details that sekai list leaves out.
+    """
+
+
+def test_a_summary_that_wraps_is_listed_on_one_line(capsys):
+    sekai.register("Wrapped-v0", WrappedSummaryEnv)
+    block = _block(_list_output(capsys), "registered at runtime")
+    assert "  Wrapped-v0  A summary that wraps onto a second line." in block
+
+
 def test_an_env_that_cannot_be_loaded_is_listed_with_its_error(capsys):
     sekai.register("Broken-v0", "no_such_module_xyz:Env")
     sekai.register("Fine-v0", CountingEnv)

@@ -61,7 +61,7 @@ def _add_list(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     command = commands.add_parser(
         "list",
         help="list every registered env id",
-        description="List every registered env id with a one-line description, grouped by the "
+        description="List every registered env id with its docstring's summary, grouped by the "
         "distribution that registers it; [native vec] marks envs with a native vector "
         "implementation.",
     )
@@ -119,7 +119,9 @@ def _sort_key(env_spec: EnvSpec) -> tuple[str, str, int]:
 
 
 def _describe(env_spec: EnvSpec) -> str:
-    """The first line of the env's docstring, without reST markup; loads the env's module.
+    """The env docstring's summary (its first paragraph, on one line) without reST markup.
+
+    Loads the env's module: ``sekai list`` is the one place that needs it.
 
     An entry point that cannot be loaded is described by its error, so one broken env does not
     hide the others from ``sekai list``.
@@ -128,8 +130,8 @@ def _describe(env_spec: EnvSpec) -> str:
         env_class = load_entry_point(env_spec.entry_point)
     except Exception as error:  # a broken third-party env: say so, list the rest
         return f"(cannot load {env_spec.entry_point!r}: {type(error).__name__})"
-    lines = (inspect.getdoc(env_class) or "").strip().splitlines()
-    return re.sub(r"``?([^`]+)``?", r"\1", lines[0]) if lines else ""
+    summary = (inspect.getdoc(env_class) or "").strip().split("\n\n")[0]
+    return re.sub(r"``?([^`]+)``?", r"\1", " ".join(summary.split()))
 
 
 def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
