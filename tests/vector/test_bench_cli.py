@@ -250,6 +250,14 @@ def test_workers_for_a_native_env_are_refused_not_ignored(capsys, drift_id):
     assert status == 2 and "--mode native does not take --workers" in err
 
 
+@pytest.mark.needs("sekai-finance")
+@pytest.mark.parametrize("mode", [[], ["--compare"]], ids=["native", "compare"])
+def test_a_multi_agent_env_is_refused_in_one_line(capsys, mode):
+    status, _, err = _bench_cli(capsys, "LimitOrderBook-v0", *mode, "--seconds", SECONDS)
+    assert status == 2 and len(err.splitlines()) == 1
+    assert "sekai bench measures single-agent envs; LimitOrderBook-v0 builds a" in err
+
+
 def test_plot_without_matplotlib_says_what_to_install(capsys, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # find_spec sees no matplotlib
     status, _, err = _bench_cli(

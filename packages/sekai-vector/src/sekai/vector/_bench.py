@@ -26,7 +26,9 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from sekai.cli import UsageError
+from sekai.core import Env
 from sekai.registration import EnvSpec, UnknownEnvError, make, spec
+from sekai.vector.base import VecEnv
 from sekai.vector.making import make_vec
 
 REPEATS = 5
@@ -239,12 +241,20 @@ def _build(env_spec: EnvSpec, backend: Backend, num_envs: int) -> Any:
     vector_kwargs = {} if backend.workers is None else {"num_workers": backend.workers}
     try:
         if backend.mode is None:
-            return make(env_spec)
-        return make_vec(env_spec, num_envs, backend.mode, vector_kwargs=vector_kwargs)
+            env = make(env_spec)
+        else:
+            env = make_vec(env_spec, num_envs, backend.mode, vector_kwargs=vector_kwargs)
     except (ValueError, TypeError) as error:
         if backend.workers is not None and isinstance(error, TypeError):
             raise UsageError(f"--mode {backend.mode} does not take --workers ({error})") from None
         raise UsageError(str(error)) from None
+    if not isinstance(env, Env | VecEnv):  # a MultiAgentEnv, or its native vector version
+        env.close()
+        raise UsageError(
+            f"sekai bench measures single-agent envs; {env_spec.id} builds a "
+            f"{type(env).__name__}, which takes one action per agent"
+        )
+    return env
 
 
 def _random_stepper(env: Any, backend: Backend, seed: int) -> tuple[Callable[[], None], int]:
