@@ -26,6 +26,7 @@ PYPROJECTS = [
     ROOT / "pyproject.toml",
     *(ROOT / "packages" / n / "pyproject.toml" for n in PACKAGES),
 ]
+EXAMPLES = [ROOT / "examples" / n / "pyproject.toml" for n in ["demo-plugin", "demo-backend"]]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
 TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
 OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib"]
@@ -37,6 +38,7 @@ OWN_FILES = {
     "sekai_finance": r"sekai/(finance/.*|envs/finance/.*|_plugins/finance\.py)",
     "sekai_compat": r"sekai/(compat/.*|_plugins/compat\.py)",
     "sekai_demo_plugin": r"sekai_demo_plugin/.*",
+    "sekai_demo_backend": r"sekai_demo_backend/.*",
     "sekai": r"(?!)",  # the meta-distribution ships no code
 }
 
@@ -48,13 +50,13 @@ REFERENCES = ["gymnasium>=1.0", "cloudpickle>=2.0"]
 INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "core": (["sekai-core", "sekai-demo-plugin"], ["tests/core", "tests/integration"], REFERENCES),
     "core-vector": (
-        ["sekai-core", "sekai-vector", "sekai-demo-plugin"],
+        ["sekai-core", "sekai-vector", "sekai-demo-plugin", "sekai-demo-backend"],
         ["tests/core", "tests/vector"],
         REFERENCES,
     ),
     "core-finance": (["sekai-core", "sekai-finance"], ["tests/finance"], REFERENCES),
     "core-vector-finance": (
-        ["sekai-core", "sekai-vector", "sekai-finance"],
+        ["sekai-core", "sekai-vector", "sekai-finance", "sekai-demo-backend"],
         ["tests/vector", "tests/finance"],
         REFERENCES,
     ),
@@ -62,7 +64,11 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-gymnasium": (["sekai-compat[gymnasium]"], ["tests/compat"], []),
     "compat-pettingzoo": (["sekai-compat[pettingzoo]"], ["tests/compat"], []),
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
-    "all": (["sekai[gymnasium,pettingzoo,sb3,plot]", "sekai-demo-plugin"], ["tests"], []),
+    "all": (
+        ["sekai[gymnasium,pettingzoo,sb3,plot]", "sekai-demo-plugin", "sekai-demo-backend"],
+        ["tests"],
+        [],
+    ),
 }
 _QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}  # material's end-of-life banner, on every build
 
@@ -131,7 +137,8 @@ def installs(session: nox.Session, install_set: str) -> None:
     session.run("python", "tests/integration/import_check.py")  # before the test tools
     if tools:
         session.install(*tools)
-    absent = [name for name in [*PACKAGES, *OPTIONAL] if not _has(session, name)]
+    names = [*PACKAGES, *OPTIONAL, "sekai-demo-plugin", "sekai-demo-backend"]
+    absent = [name for name in names if not _has(session, name)]
     if "sekai-vector" in absent:
         session.run("python", "tests/integration/slim_check.py")
     env = {"SEKAI_TEST_ABSENT": ",".join(absent)}
@@ -237,7 +244,7 @@ def bump(session: nox.Session) -> None:
         session.error("usage: nox -s bump -- X.Y.Z")
     (new,) = session.posargs
     old = _version()
-    for path in [*PYPROJECTS, ROOT / "examples/demo-plugin/pyproject.toml", _VERSION_FILE]:
+    for path in [*PYPROJECTS, *EXAMPLES, _VERSION_FILE]:
         text = path.read_text()
         text = text.replace(f'"{old}"', f'"{new}"').replace(f"=={old}", f"=={new}")
         text = text.replace(f">={old}", f">={new}").replace(_next_minor(old), _next_minor(new))
@@ -268,10 +275,10 @@ def _version_problems() -> list[str]:
     version = _version()
     compatible = f">={version},{_next_minor(version)}"
     problems = []
-    for path in [*PYPROJECTS, ROOT / "examples/demo-plugin/pyproject.toml"]:
+    for path in [*PYPROJECTS, *EXAMPLES]:
         project = tomllib.loads(path.read_text())["project"]
         name = project["name"]
-        if name != "sekai-demo-plugin" and project["version"] != version:
+        if not name.startswith("sekai-demo-") and project["version"] != version:
             problems.append(f"{path}: version {project['version']}, sekai is {version}")
         requirements = [
             *project.get("dependencies", []),

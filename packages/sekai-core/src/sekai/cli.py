@@ -1,4 +1,5 @@
-"""The ``sekai`` command line: ``sekai list`` shows every registered env, ``sekai bench`` times one.
+"""The ``sekai`` command line: ``sekai list`` shows every registered env (``--modes``: every
+vectorization mode), ``sekai bench`` times one.
 
 Each subcommand is an ``_add_<name>`` function, called from :func:`_parser`, that adds its
 parser to the subparsers and sets ``run`` to the function that executes it and returns the exit
@@ -20,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sekai._version import __version__
-from sekai.registration import EnvSpec, load_entry_point, registry
+from sekai.registration import EnvSpec, VectorizationMode, load_entry_point, registry
 
 _USER_REGISTRATIONS = "registered at runtime"
 _EXIT_USAGE = 2  # argparse's status for a usage error; ours are the same kind of mistake
@@ -66,10 +67,22 @@ def _add_list(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "implementation.",
     )
     command.add_argument("--json", action="store_true", help="print the list as JSON")
+    command.add_argument(
+        "--modes",
+        action="store_true",
+        help="list the vectorization modes for make_vec instead, by distribution",
+    )
     command.set_defaults(run=_run_list)
 
 
 def _run_list(args: argparse.Namespace) -> int:
+    if args.modes:
+        modes = sorted(registry.vectorization_modes.values(), key=lambda mode: mode.name)
+        if args.json:
+            print(json.dumps([_mode_record(mode) for mode in modes]))
+        else:
+            print(_format_modes(modes), end="")
+        return 0
     specs = list(registry.values())
     if args.json:
         print(json.dumps([_list_record(env_spec) for env_spec in sorted(specs, key=_sort_key)]))
@@ -86,6 +99,25 @@ def _list_record(env_spec: EnvSpec) -> dict[str, Any]:
         "max_episode_steps": env_spec.max_episode_steps,
         "description": _describe(env_spec),
     }
+
+
+def _mode_record(mode: VectorizationMode) -> dict[str, Any]:
+    return {"name": mode.name, "distribution": mode.distribution, "entry_point": mode.entry_point}
+
+
+def _format_modes(modes: Iterable[VectorizationMode]) -> str:
+    """The native mode first, then one block per distribution (sorted) of its modes."""
+    groups: dict[str, list[VectorizationMode]] = {}
+    for mode in modes:
+        groups.setdefault(mode.distribution or _USER_REGISTRATIONS, []).append(mode)
+    blocks = ["native: an env's own vector implementation, for envs marked [native vec]\n"]
+    for distribution in sorted(groups):
+        entries = sorted(groups[distribution], key=lambda mode: mode.name)
+        width = max(len(mode.name) for mode in entries)
+        lines = [f"{distribution}:"]
+        lines += [f"  {mode.name:<{width}}  {mode.entry_point}" for mode in entries]
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
 
 
 def _format_list(specs: Iterable[EnvSpec]) -> str:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
-from sekai._checks import is_whole_number
+from sekai.checks import check_seed
 
 if TYPE_CHECKING:
     from sekai.registration import EnvSpec
@@ -94,11 +94,7 @@ class RngMixin:
     def _set_rng(self, seed: int | None) -> None:
         """Re-seed ``self.rng`` from ``seed``; with None keep the current stream."""
         if seed is not None:
-            if not is_whole_number(seed):  # as vector envs: True, 1.5 or "3" is not a seed
-                raise TypeError(f"seed must be an int or None, got {type(seed).__name__} {seed!r}")
-            if seed < 0:
-                raise ValueError(f"seed must be a non-negative int, got {seed}")
-            self._rng = np.random.default_rng(int(seed))
+            self._rng = np.random.default_rng(check_seed(seed))
         elif self._rng is None:
             self._rng = np.random.default_rng()
 

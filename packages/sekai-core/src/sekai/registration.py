@@ -1,10 +1,14 @@
 """The env registry: ids -> :class:`EnvSpec`, filled by plugins and by :func:`register`.
 
-Plugins are modules named by entry points in the ``sekai.plugins`` group; each implements the
-``sekai_register_envs`` hook of :mod:`sekai.hookspecs`. They are loaded the first time the
-registry is used (:func:`make`, :func:`spec`, :func:`register`, reading :data:`registry`,
-``sekai list``, ``make_vec``), never at ``import sekai``, so importing sekai stays cheap and a
-broken third-party plugin only costs a warning.
+The registry also holds the vectorization modes that plugins register (name -> vector env class,
+as :class:`VectorizationMode`), which ``make_vec`` looks up by name.
+
+Plugins are modules named by entry points in the ``sekai.plugins`` group; each implements hooks
+of :mod:`sekai.hookspecs` (``sekai_register_envs``, ``sekai_register_vectorization_modes``).
+They are loaded the first time the registry is used (:func:`make`, :func:`spec`,
+:func:`register`, reading :data:`registry`, ``sekai list``, ``make_vec``), never at
+``import sekai``, so importing sekai stays cheap and a broken third-party plugin only costs a
+warning.
 """
 
 from __future__ import annotations
@@ -23,14 +27,16 @@ from typing import Any
 import pluggy
 
 from sekai import hookspecs
-from sekai._checks import is_whole_number
 from sekai._warnings import warn
+from sekai.checks import check_positive_int
 
 __all__ = [
     "EnvSpec",
     "PluginWarning",
+    "RESERVED_MODES",
     "Registry",
     "UnknownEnvError",
+    "VectorizationMode",
     "load_entry_point",
     "make",
     "register",
@@ -48,6 +54,9 @@ _ID_PATTERN = re.compile(
     r"(?:(?P<namespace>[A-Za-z0-9_][\w.-]*)/)?(?P<name>[A-Za-z0-9_][\w.-]*?)(?:-v(?P<version>\d+))?",
     re.ASCII,
 )
+_MODE_PATTERN = re.compile(r"[A-Za-z0-9][\w-]*", re.ASCII)
+RESERVED_MODES = frozenset({"native", "vector_entry_point"})
+"""Vectorization mode names that mean an env's own ``vector_entry_point``, not a plugin's mode."""
 _ENTRY_POINT_PATTERN = re.compile(
     r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
 )
@@ -126,6 +135,36 @@ class EnvSpec:
         return f"EnvSpec({fields})"
 
 
+@dataclasses.dataclass(frozen=True)
+class VectorizationMode:
+    """A vectorization mode a plugin registered: ``make_vec(..., vectorization_mode=name)``
+    builds ``entry_point`` (a ``"module:Class"`` string naming a VecEnv class) from the sub-env
+    factories. ``distribution`` names the package whose plugin registered it."""
+
+    name: str
+    entry_point: str
+    distribution: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _MODE_PATTERN.fullmatch(self.name):
+            raise ValueError(
+                f"a vectorization mode name must be a str of ASCII letters, digits, '_' and '-', "
+                f"got {self.name!r}"
+            )
+        if self.name in RESERVED_MODES:
+            raise ValueError(
+                f"the vectorization mode name {self.name!r} is reserved for envs' own vector "
+                "entry points; choose another name"
+            )
+        if not isinstance(self.entry_point, str) or not _ENTRY_POINT_PATTERN.fullmatch(
+            self.entry_point
+        ):
+            raise ValueError(
+                f"the entry point of vectorization mode {self.name!r} must be a "
+                f"'package.module:Class' string, got {self.entry_point!r}"
+            )
+
+
 def _parse_id(env_id: str) -> tuple[str | None, str, int | None]:
     """Split an id into (namespace, name, version); ValueError names a malformed id."""
     _check_id_type(env_id)
@@ -164,10 +203,12 @@ def _check_entry_point(entry_point: object, field: str, env_id: str) -> None:
 
 
 def _check_max_episode_steps(steps: object, env_id: str) -> None:
-    if steps is not None and (not is_whole_number(steps) or steps < 1):
-        raise ValueError(
-            f"max_episode_steps of {env_id!r} must be a positive int or None, got {steps!r}"
-        )
+    if steps is None:
+        return
+    try:
+        check_positive_int(steps, "max_episode_steps")
+    except (TypeError, ValueError) as error:  # a bad registration value, whatever its type
+        raise ValueError(f"{error}, for {env_id!r}; pass a positive int or None") from None
 
 
 def _kwargs_dict(kwargs: Mapping[str, Any] | None, env_id: str) -> dict[str, Any]:
@@ -227,6 +268,7 @@ class Registry(Mapping[str, EnvSpec]):
 
     def __init__(self) -> None:
         self._specs: dict[str, EnvSpec] = {}
+        self._modes: dict[str, VectorizationMode] = {}
         self._lock = threading.RLock()
         self._loaded = False
         self._loading = False
@@ -258,6 +300,12 @@ class Registry(Mapping[str, EnvSpec]):
         self._load_plugins()
         return len(self._specs)
 
+    @property
+    def vectorization_modes(self) -> dict[str, VectorizationMode]:
+        """The vectorization modes plugins registered, by name (a copy, sorted by name)."""
+        self._load_plugins()
+        return dict(sorted(self._modes.items()))
+
     def _store(self, env_spec: EnvSpec) -> str | None:
         """Store ``env_spec``; if it replaces an entry, return the warning that says so."""
         previous = self._specs.get(env_spec.id)
@@ -277,14 +325,14 @@ class Registry(Mapping[str, EnvSpec]):
                 return
             self._loading = True
             problems: list[tuple[str, type[Warning]]] = []
-            before = dict(self._specs)
+            before, modes_before = dict(self._specs), dict(self._modes)
             try:
                 manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
                 manager.add_hookspecs(hookspecs)
                 for plugin_entry_point in _plugin_entry_points():
                     problems += self._load_plugin(manager, plugin_entry_point)
             except BaseException:  # Ctrl-C while loading: the next use loads them all again
-                self._specs = before
+                self._specs, self._modes = before, modes_before
                 raise
             else:
                 self._loaded = True
@@ -298,12 +346,16 @@ class Registry(Mapping[str, EnvSpec]):
     def _load_plugin(
         self, manager: pluggy.PluginManager, plugin_entry_point: importlib.metadata.EntryPoint
     ) -> list[tuple[str, type[Warning]]]:
-        """Register one plugin's envs, all or nothing; return the warnings to give.
+        """Register one plugin's envs and modes, all or nothing; return the warnings to give.
 
-        A failure becomes a PluginWarning; an id registered again, a UserWarning.
+        A failure becomes a PluginWarning; an id or mode registered again, a UserWarning.
         """
         distribution = _distribution_name(plugin_entry_point)
         staged: list[EnvSpec] = []  # in call order, so an id registered twice warns
+        staged_modes: list[VectorizationMode] = []
+
+        def register_mode(name: str, entry_point: str) -> None:
+            staged_modes.append(VectorizationMode(name, entry_point, distribution))
 
         def register_from_plugin(
             id: str,
@@ -332,6 +384,10 @@ class Registry(Mapping[str, EnvSpec]):
             others = [other for other in manager.get_plugins() if other is not plugin]
             register_envs = manager.subset_hook_caller("sekai_register_envs", others)
             register_envs(register=register_from_plugin)
+            register_modes = manager.subset_hook_caller(
+                "sekai_register_vectorization_modes", others
+            )
+            register_modes(register=register_mode)
         except (Exception, SystemExit) as error:  # sys.exit() in a plugin must not end the caller
             if plugin is not None and manager.is_registered(plugin):
                 manager.unregister(plugin)
@@ -342,7 +398,20 @@ class Registry(Mapping[str, EnvSpec]):
             )
             return [(failure, PluginWarning)]
         replaced = [self._store(env_spec) for env_spec in staged]
+        replaced += [self._store_mode(mode) for mode in staged_modes]
         return [(message, UserWarning) for message in replaced if message is not None]
+
+    def _store_mode(self, mode: VectorizationMode) -> str | None:
+        """Store ``mode``; if it replaces one, return the warning that says so."""
+        previous = self._modes.get(mode.name)
+        self._modes[mode.name] = mode
+        if previous is None:
+            return None
+        return (
+            f"vectorization mode {mode.name!r} was already registered"
+            f"{_by(previous.distribution)}; replacing it with {mode.entry_point!r}"
+            f"{_by(mode.distribution)}"
+        )
 
     def _unknown_message(self, env_id: str) -> str:
         message = f"no env registered with id {env_id!r}."
@@ -365,8 +434,9 @@ def _check_hooks(manager: pluggy.PluginManager, plugin: object) -> None:
     manager.check_pending()  # a misspelt hook name, unless marked optionalhook
     if not manager.get_hookcallers(plugin):
         raise TypeError(
-            "it implements no sekai hook; define sekai_register_envs(register) and decorate it "
-            "with sekai.hookspecs.hookimpl"
+            "it implements no sekai hook; define sekai_register_envs(register) (or "
+            "sekai_register_vectorization_modes(register)) and decorate it with "
+            "sekai.hookspecs.hookimpl"
         )
 
 

@@ -6,12 +6,13 @@ from typing import Any
 
 import numpy as np
 
+from sekai.checks import is_whole_number
 from sekai.spaces.space import Space, check_mask_array, register_space_type
 
 
 def check_integer(value: Any, name: str) -> int:
     """``value`` as a Python int; Python and NumPy integers are accepted, bools are not."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+    if not is_whole_number(value):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     return int(value)
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.checks import is_whole_number
 from sekai.spaces.box import Box, bound_repr
 from sekai.spaces.dict import Dict
 from sekai.spaces.multi_binary import MultiBinary
@@ -33,7 +34,7 @@ class MaskedBox(Dict):
         fill_value: Any = None,
         seed: Any = None,
     ) -> None:
-        if isinstance(max_size, bool) or not isinstance(max_size, int | np.integer):
+        if not is_whole_number(max_size):
             raise TypeError(f"MaskedBox max_size must be an int, got {max_size!r}")
         if max_size < 0:
             raise ValueError(f"MaskedBox max_size must be >= 0, got {max_size}")

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
+from sekai.checks import is_whole_number
 from sekai.spaces.space import (
     Space,
     check_sub_space,
@@ -37,7 +36,7 @@ class Sequence(Space[Any]):
     ) -> None:
         check_sub_space(feature_space, "Sequence feature_space")
         if max_length is not None:
-            if isinstance(max_length, bool) or not isinstance(max_length, int | np.integer):
+            if not is_whole_number(max_length):
                 raise TypeError(f"Sequence max_length must be an int or None, got {max_length!r}")
             if max_length < 0:
                 raise ValueError(f"Sequence max_length must be >= 0, got {max_length}")
@@ -76,7 +75,7 @@ class Sequence(Space[Any]):
             else:
                 length = int(self.rng.integers(0, self.max_length + 1))
         else:
-            if isinstance(length, bool) or not isinstance(length, int | np.integer):
+            if not is_whole_number(length):
                 raise TypeError(f"Sequence mask length must be an int or None, got {length!r}")
             if length < 0 or (self.max_length is not None and length > self.max_length):
                 raise ValueError(

@@ -7,6 +7,8 @@ from typing import Any, Generic, TypeVar, cast
 
 import numpy as np
 
+from sekai.checks import check_seed, is_whole_number
+
 T_cov = TypeVar("T_cov", covariant=True)
 
 SeedType = Any  # an int or None; composite spaces also take a dict (Dict) or list (Tuple)
@@ -89,11 +91,7 @@ def _check_seed(seed: SeedType) -> int:
     """A non-negative int seed; None becomes fresh OS entropy so the seed used can be returned."""
     if seed is None:
         return cast(int, np.random.SeedSequence().entropy)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"a seed must be a non-negative int or None, got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"a seed must be a non-negative int or None, got {seed}")
-    return int(seed)
+    return cast(int, check_seed(seed))
 
 
 def check_sub_space(space: object, where: str) -> None:
@@ -120,11 +118,7 @@ def check_shape(shape: Any, name: str) -> tuple[int, ...]:
         dims = tuple(dims)
     except TypeError:
         dims = None
-    if (
-        dims is None
-        or isinstance(shape, str)
-        or any(isinstance(dim, bool) or not isinstance(dim, int | np.integer) for dim in dims)
-    ):
+    if dims is None or isinstance(shape, str) or any(not is_whole_number(dim) for dim in dims):
         raise TypeError(f"{name} must be an int or a tuple of ints, got {shape!r}")
     if any(dim < 0 for dim in dims):
         raise ValueError(f"{name} must have non-negative dimensions, got {shape}")

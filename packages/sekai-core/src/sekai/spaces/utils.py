@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.checks import is_whole_number
 from sekai.spaces.box import Box
 from sekai.spaces.dict import Dict
 from sekai.spaces.discrete import Discrete
@@ -229,7 +230,7 @@ def batch_space(space: Space[Any], n: int) -> Space[Any]:
 
 
 def _check_n(n: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+    if not is_whole_number(n) or n < 0:
         raise ValueError(f"batch size n must be a non-negative int, got {n!r}")
     return int(n)
 

@@ -12,12 +12,19 @@ from sekai.wrappers.base import (
     ActionWrapper,
     EnvCall,
     ObservationWrapper,
+    Plan,
     RewardWrapper,
     Wrapper,
     async_run_plan,
+    route_async_to_sync_overrides,
     run_plan,
 )
-from sekai.wrappers.episode_statistics import EpisodeStats, EpisodeTracker, RecordEpisodeStatistics
+from sekai.wrappers.episode_statistics import (
+    EpisodeStats,
+    EpisodeTracker,
+    RecordEpisodeStatistics,
+    make_tracker,
+)
 from sekai.wrappers.history import DelayObservation, FrameStackObservation
 from sekai.wrappers.normalize import NormalizeObservation, NormalizeReward, ObservationNormalizer
 from sekai.wrappers.observation import (
@@ -57,6 +64,7 @@ __all__ = [
     "ObservationWrapper",
     "OrderEnforcing",
     "PadSequenceObservation",
+    "Plan",
     "RecordEpisodeStatistics",
     "RepeatAction",
     "RescaleAction",
@@ -75,5 +83,7 @@ __all__ = [
     "async_run_plan",
     "autoreset_result",
     "get_action_mask",
+    "make_tracker",
+    "route_async_to_sync_overrides",
     "run_plan",
 ]

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai._checks import is_whole_number
+from sekai.checks import is_whole_number
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
 from sekai.wrappers.base import EnvCall, Plan, Wrapper, async_run_plan, run_plan
 

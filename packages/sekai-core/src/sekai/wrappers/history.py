@@ -6,7 +6,7 @@ import copy
 from collections import deque
 from typing import Any
 
-from sekai._checks import is_whole_number
+from sekai.checks import is_whole_number
 from sekai.core import ActType, Env, ResetResult
 from sekai.spaces import batch_space, concatenate, zero_sample
 from sekai.wrappers.base import ObservationWrapper

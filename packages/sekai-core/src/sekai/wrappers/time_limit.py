@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sekai._checks import is_whole_number
+from sekai.checks import check_positive_int
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
 from sekai.wrappers.base import Wrapper
 
@@ -15,14 +15,9 @@ class TimeLimit(Wrapper[ObsType, ActType]):
     """
 
     def __init__(self, env: Env[ObsType, ActType], max_episode_steps: int) -> None:
-        if not is_whole_number(max_episode_steps):
-            raise TypeError(
-                f"max_episode_steps must be an int, got {type(max_episode_steps).__name__}"
-            )
-        if max_episode_steps < 1:
-            raise ValueError(f"max_episode_steps must be at least 1, got {max_episode_steps}")
+        max_episode_steps = check_positive_int(max_episode_steps, "max_episode_steps")
         super().__init__(env)
-        self.max_episode_steps = int(max_episode_steps)
+        self.max_episode_steps = max_episode_steps
         self.elapsed_steps = 0
 
     def after_reset(self, result: ResetResult) -> ResetResult:

@@ -1,15 +1,16 @@
-"""sekai-vector's plugin: the distribution ships backends and wrappers, and registers no envs.
+"""sekai-vector's plugin: registers the vectorization modes it ships (it has no envs).
 
-The entry point stays so that every sekai distribution is discovered the same way; native
-vector versions are registered by the distributions that own the envs (``vector_entry_point``).
+Native vector versions are registered by the distributions that own the envs
+(``vector_entry_point``).
 """
 
 from collections.abc import Callable
-from typing import Any
 
 from sekai.hookspecs import hookimpl
 
 
 @hookimpl
-def sekai_register_envs(register: Callable[..., Any]) -> None:
-    """Nothing to register: sekai-vector has no envs of its own."""
+def sekai_register_vectorization_modes(register: Callable[[str, str], None]) -> None:
+    register("sync", "sekai.vector.sync:SyncVecEnv")
+    register("async", "sekai.vector.async_:AsyncVecEnv")
+    register("proc", "sekai.vector.proc:ProcVecEnv")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.wrappers.base import EnvCall, Plan, Wrapper, async_run_plan, run_plan
+from sekai.wrappers import EnvCall, Plan, Wrapper, async_run_plan, run_plan
 
 
 class _NextStepAutoReset(Wrapper[Any, Any]):

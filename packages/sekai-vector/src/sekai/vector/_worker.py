@@ -27,7 +27,7 @@ import numpy as np
 
 from sekai.vector import _shared_memory
 from sekai.vector._channel import Channel
-from sekai.vector.base import _check_new_env, _prepare_env
+from sekai.vector.backend import EnvGroup
 
 _PARENT_POLL_SECONDS = 0.5
 _SPIN_SECONDS = 100e-6  # see _await_command
@@ -38,20 +38,13 @@ def run(channel: Channel, payload: bytes, first_rank: int, parent_pid: int) -> N
     # Ctrl-C goes to the whole process group; the parent handles it and shuts us down.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent(parent_pid)
-    worker = _Worker(first_rank)
+    worker = _Worker(EnvGroup(first_rank))
     try:
         env_fns, autoreset = pickle.loads(payload)
-        seen: set[int] = set()
-        for env_fn in env_fns:
-            env = _prepare_env(env_fn(), autoreset)
-            _check_new_env(env, seen)
-            worker.envs.append(env)
-            worker.rank += 1
-        spaces = [(env.observation_space, env.action_space) for env in worker.envs]
-        reply = ("ok", cloudpickle.dumps(spaces))
+        worker.group.build(env_fns, autoreset)
+        reply = ("ok", cloudpickle.dumps(worker.group.spaces))
     except BaseException as error:  # reported to the parent, which raises it
         channel.send(pickle.dumps(("error", worker.describe(error))))
-        worker.close_envs()
         return
     channel.send(pickle.dumps(reply))
     try:
@@ -104,12 +97,10 @@ def _await_command(readable: Any) -> None:
 
 
 class _Worker:
-    """The sub-envs of one worker and the commands it answers."""
+    """The commands a worker answers, run on its group of sub-envs."""
 
-    def __init__(self, first_rank: int) -> None:
-        self.first_rank = first_rank
-        self.rank = first_rank  # the sub-env being run, for error reports
-        self.envs: list[Any] = []
+    def __init__(self, group: EnvGroup) -> None:
+        self.group = group
         self.segment: SharedMemory | None = None
         self.observations: Any = None  # views of the shared batch, when attached
 
@@ -136,7 +127,7 @@ class _Worker:
             if command == "close":
                 reply = pickle.dumps(("closed", self.close_envs()))
             else:
-                self.rank = self.first_rank
+                self.group.rank = self.group.first_rank
                 try:
                     reply = pickle.dumps(("ok", commands[command](data)))
                 except BaseException as error:  # reported, the worker stays alive
@@ -151,7 +142,7 @@ class _Worker:
     def describe(self, error: BaseException) -> tuple[int, str, str, str]:
         """What the parent needs to raise VecEnvWorkerError for ``error``."""
         remote = "".join(traceback.format_exception(error))
-        return self.rank, type(error).__name__, str(error), remote
+        return self.group.rank, type(error).__name__, str(error), remote
 
     def attach(self, data: tuple[str, _shared_memory.Layout]) -> None:
         name, layout = data
@@ -162,25 +153,21 @@ class _Worker:
         """Write the slice's observations into the shared batch if attached, else return them."""
         if self.observations is None:
             return observations
+        first = self.group.first_rank
         if isinstance(self.observations, np.ndarray):
-            rows = self.observations[self.first_rank : self.first_rank + len(observations)]
+            rows = self.observations[first : first + len(observations)]
             shape = rows.shape[1:]
             if all(getattr(observation, "shape", None) == shape for observation in observations):
                 rows[...] = observations  # the whole slice at once
                 return ()
         # one by one, each shape checked (numpy would broadcast a wrong one into its row)
-        for index, observation in enumerate(observations, start=self.first_rank):
-            self.rank = index
+        for index, observation in enumerate(observations, start=first):
+            self.group.rank = index
             _shared_memory.write(self.observations, index, observation)
         return ()
 
     def reset(self, data: tuple[list[int | None], list[dict[str, Any] | None]]) -> Any:
-        seeds, options = data
-        results = []
-        for index, env in enumerate(self.envs):
-            self.rank = self.first_rank + index
-            results.append(env.reset(seed=seeds[index], options=options[index]))
-        observations, infos = zip(*results, strict=True)
+        observations, infos = zip(*self.group.reset(*data), strict=True)
         return infos, self._store(observations)
 
     def step(self, data: list[Any] | tuple[str, tuple[int, ...], bytes]) -> Any:
@@ -189,10 +176,7 @@ class _Worker:
             actions: Any = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
         else:
             actions = data
-        results = []
-        for index, env in enumerate(self.envs):
-            self.rank = self.first_rank + index
-            results.append(env.step(actions[index]))
+        results = self.group.step(actions)
         observations, rewards, terminated, truncated, infos = zip(*results, strict=True)
         return (
             [float(reward) for reward in rewards],
@@ -203,38 +187,18 @@ class _Worker:
         )
 
     def get_attr(self, name: str) -> bytes:
-        values = []
-        for index, env in enumerate(self.envs):
-            self.rank = self.first_rank + index
-            values.append(env.get_attr(name))
-        return cloudpickle.dumps(values)
+        return cloudpickle.dumps(self.group.get_attr(name))
 
     def set_attr(self, data: tuple[str, list[Any]]) -> None:
-        name, values = data
-        for index, env in enumerate(self.envs):
-            self.rank = self.first_rank + index
-            env.set_attr(name, values[index])
+        self.group.set_attr(*data)
 
     def call(self, data: tuple[str, tuple[Any, ...], dict[str, Any]]) -> bytes:
-        name, args, kwargs = data
-        results = []
-        for index, env in enumerate(self.envs):
-            self.rank = self.first_rank + index
-            attribute = env.get_attr(name)
-            results.append(attribute(*args, **kwargs) if callable(attribute) else attribute)
-        return cloudpickle.dumps(results)
+        return cloudpickle.dumps(self.group.call(*data))
 
     def close_envs(self) -> tuple[int, str, str, str] | None:
         """Close every sub-env; describe the first error, after closing the others."""
-        first_error = None
-        for index, env in enumerate(self.envs):
-            self.rank = self.first_rank + index
-            try:
-                env.close()
-            except Exception as error:  # the others are still closed
-                if first_error is None:
-                    first_error = self.describe(error)
-        return first_error
+        error = self.group.close()
+        return None if error is None else self.describe(error)
 
     def detach(self) -> None:
         """Drop the views and close (never unlink: the parent owns it) the shared segment."""

@@ -20,11 +20,13 @@ from __future__ import annotations
 # rest of a step's bookkeeping; _SigintGuard calls the C functions behind them instead.
 import _signal
 import asyncio
+import collections
 import contextlib
 import os
 import pickle
 import select
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -37,7 +39,7 @@ from typing import Any, Protocol
 
 from sekai.vector import _shared_memory, _worker
 from sekai.vector._channel import Channel
-from sekai.vector.errors import VecEnvClosed, VecEnvWorkerError
+from sekai.vector.errors import VecEnvClosed, VecEnvWorkerError, worker_error
 
 _TERMINATE_GRACE_SECONDS = 0.5  # after terminate(), how long a worker gets before kill()
 # A Ctrl-C handled by another thread reaches the main thread only between bytecodes, so waits
@@ -48,8 +50,19 @@ _WAIT_SLICE_MILLISECONDS = 50
 # one worker (95k -> 170k env steps/s) and added a third with two, on two cores.
 _SPIN_SECONDS = 200e-6
 _SIGINT = int(signal.SIGINT)
+WORKER_NAME = "sekai-ProcVecEnv-worker"
+# A worker that finds itself building a ProcVecEnv while importing the parent's main module (a
+# script without the main guard) exits at once with this code; the parent explains.
+REIMPORTED_MAIN_EXIT = 87
+_REIMPORTED_MAIN = (
+    "the worker processes re-ran your script's top level, which builds a ProcVecEnv again: "
+    "with the {method!r} start method each worker imports the main module. Put the code that "
+    'builds and runs the ProcVecEnv under `if __name__ == "__main__":`, or pass '
+    'context="fork" (POSIX only)'
+)
 
 ErrorReport = tuple[int, str, str, str]  # rank, exc_type, message, remote traceback
+AfterRestart = Callable[[int], tuple[str, Any]]  # worker index -> the reply to use in its place
 
 
 class ProcessContext(Protocol):
@@ -88,8 +101,15 @@ class WorkerPool:
         payloads: list[bytes],
         slices: list[range],
         close_timeout: float,
+        restart: tuple[int, float] | None = None,
     ) -> None:
         self.close_timeout = close_timeout
+        self.timeout: float | None = None  # seconds a call waits for its replies; None: no limit
+        self.restart = restart
+        self._restarts: collections.deque[float] = collections.deque()
+        self._context, self._payloads, self._slices = context, payloads, slices
+        self._attach: bytes | None = None  # the attach message, once observations are shared
+        self.start_method = getattr(context, "get_start_method", lambda: "spawn")()
         self.handles: list[_Handle] = []
         self.segment: SharedMemory | None = None
         self.observations: Any = None  # views of the shared batch
@@ -102,40 +122,106 @@ class WorkerPool:
         # start a tracker of its own, which unlinks the segment when the worker exits.
         resource_tracker.ensure_running()
         try:
-            for index, (payload, ranks) in enumerate(zip(payloads, slices, strict=True)):
-                parent_end, child_end = Channel.pair()
-                process = context.Process(
-                    target=_worker.run,
-                    args=(child_end, payload, ranks.start, os.getpid()),
-                    name=f"sekai-ProcVecEnv-worker-{index}",
-                    daemon=True,
-                )
-                try:
-                    process.start()
-                except BaseException:
-                    parent_end.close()
-                    raise
-                finally:
-                    child_end.close()
-                # the worker owes its start-up report: its spaces, or why building failed
-                self.handles.append(_Handle(process, parent_end, ranks.start, len(ranks), 1))
+            with _unreadable_main_hidden():
+                self._start(context, payloads, slices)
         except BaseException:
             self.close()
             raise
 
+    def _start(self, context: ProcessContext, payloads: list[bytes], slices: list[range]) -> None:
+        for index in range(len(payloads)):
+            self.handles.append(self._spawn(index))
+
+    def _spawn(self, index: int) -> _Handle:
+        """Start worker ``index``; it owes its start-up report: its spaces, or why building its
+        sub-envs failed."""
+        ranks = self._slices[index]
+        parent_end, child_end = Channel.pair()
+        process = self._context.Process(
+            target=_worker.run,
+            args=(child_end, self._payloads[index], ranks.start, os.getpid()),
+            name=f"{WORKER_NAME}-{index}",
+            daemon=True,
+        )
+        try:
+            process.start()
+        except BaseException:
+            parent_end.close()
+            raise
+        finally:
+            child_end.close()
+        return _Handle(process, parent_end, ranks.start, len(ranks), 1)
+
+    def _respawn(self, handle: _Handle) -> None:
+        """Replace ``handle``'s dead worker by a new one with the same sub-env factories,
+        attached to the shared observations; VecEnvWorkerError if the restart limit is reached
+        (then every later call raises it) or the new worker fails to build its sub-envs."""
+        assert self.restart is not None
+        count, window = self.restart
+        now = time.monotonic()
+        while self._restarts and self._restarts[0] <= now - window:
+            self._restarts.popleft()
+        if len(self._restarts) >= count:
+            error = self._died(handle)
+            error.args = (
+                f"{error}; workers were restarted {count} times within {window} s already, "
+                f"so restart={self.restart} gives up",
+            )
+            raise error
+        self._restarts.append(now)
+        index = self.handles.index(handle)
+        handle.process.join(self.close_timeout)
+        handle.channel.close()
+        handle.process.close()
+        self.handles[index] = new = self._spawn(index)
+        for message in [] if self._attach is None else [self._attach]:
+            new.channel.send(message)
+            new.pending += 1
+        for _ in range(new.pending):  # its spaces (known already), then the attach reply
+            status, value = self._receive_or_died(new)
+            if status == "error":
+                self._failure = _worker_error(value)
+                raise self._failure
+
+    def exchange(self, index: int, message: bytes) -> tuple[str, Any]:
+        """Send worker ``index`` one message and read its (status, value) reply."""
+        handle = self.handles[index]
+        handle.channel.send(message)
+        handle.pending += 1
+        return self._receive_or_died(handle)
+
+    def _receive_or_died(self, handle: _Handle) -> tuple[str, Any]:
+        try:
+            return self._receive(handle)
+        except _WorkerGone:
+            raise self._died(handle) from None
+
     # -- messaging ------------------------------------------------------------------------
-    def request(self, messages: list[bytes]) -> list[Any]:
+    def request(
+        self, messages: list[bytes], after_restart: AfterRestart | None = None
+    ) -> list[Any]:
         """Send one pickled command to each worker and return their results, in worker order.
 
         Every live worker's reply is collected before an error is raised; the error of the
-        lowest rank wins.
+        lowest rank wins. With ``restart``, a worker found dead is replaced and its reply is
+        ``after_restart(index)`` (by default: the new worker's reply to the same message).
         """
+        deadline = self.deadline()
         with self._sigint:
-            self._discard_stale_replies()
+            self._discard_stale_replies(deadline)
             self._send(messages)
-            return self.collect()
+            return self.collect(deadline, self._after_restart(messages, after_restart))
 
-    async def async_request(self, messages: list[bytes]) -> list[Any]:
+    def _after_restart(
+        self, messages: list[bytes], after_restart: AfterRestart | None
+    ) -> AfterRestart:
+        if after_restart is not None:
+            return after_restart
+        return lambda index: self.exchange(index, messages[index])
+
+    async def async_request(
+        self, messages: list[bytes], after_restart: AfterRestart | None = None
+    ) -> list[Any]:
         """:meth:`request` that leaves the running event loop free while the workers work.
 
         One call at a time: a second call (async or not) made while this one awaits replies
@@ -143,19 +229,21 @@ class WorkerPool:
         """
         self._check_idle()
         self._in_flight = token = object()
+        deadline = self.deadline()
         try:
             if self._failure is not None:
                 raise self._failure
-            for handle in self.handles:  # stale replies, as in _discard_stale_replies
-                while handle.pending:
-                    await self._readable(handle)
+            for index in range(len(self.handles)):  # stale replies, as in the blocking call
+                while self.handles[index].pending:  # (a restart replaces the handle)
+                    await self._readable(self.handles[index], deadline)
                     with self._sigint:
-                        self._receive(handle)
+                        self._receive_in_time(self.handles[index], deadline)
             with self._sigint:  # every message is sent, and counted, before the next await
                 self._send(messages)
             for handle in self.handles:
-                await self._readable(handle)
-            return self.collect()  # every reply has begun to arrive: no wait for a worker left
+                await self._readable(handle, deadline)
+            # every reply has begun to arrive, or the deadline has passed: no wait left
+            return self.collect(deadline, self._after_restart(messages, after_restart))
         finally:
             if self._in_flight is token:  # else a later call took over from this abandoned one
                 self._in_flight = None
@@ -166,19 +254,25 @@ class WorkerPool:
         for handle, message in zip(self.handles, messages, strict=True):
             try:
                 handle.channel.send(message)
-            except OSError:
-                self._died(handle)
+            except OSError:  # collect() finds the worker gone when it reads the reply
                 continue
             handle.pending += 1
 
-    async def _readable(self, handle: _Handle) -> None:
-        """Wait, leaving the event loop free, until ``handle`` has bytes (or EOF) to read."""
+    async def _readable(self, handle: _Handle, deadline: float | None) -> None:
+        """Wait, leaving the event loop free, until ``handle`` has bytes (or EOF) to read, or
+        the deadline passes."""
         if handle.readable is not None and handle.readable.poll(0):
             return  # already there: no need to register with the loop
         waiter = _Waiter(asyncio.get_running_loop(), handle.channel)
         self._waiter = waiter
         try:
-            await waiter.future
+            if deadline is None:
+                await waiter.future
+            else:
+                remaining = max(0.0, deadline - time.monotonic())
+                await asyncio.wait({waiter.future}, timeout=remaining)
+                if waiter.future.done():
+                    waiter.future.result()  # close() may have set VecEnvClosed
         finally:
             if self._waiter is waiter:  # else close() has stopped it already
                 self._waiter = None
@@ -198,61 +292,118 @@ class WorkerPool:
             raise _busy()
         self._waiter = self._in_flight = None
 
-    def collect(self) -> list[Any]:
-        """Read the reply each worker owes; raise the first error once all are read."""
+    def deadline(self) -> float | None:
+        """When a call starting now must have every reply (``time.monotonic()``), or None."""
+        return None if self.timeout is None else time.monotonic() + self.timeout
+
+    def collect(
+        self, deadline: float | None = None, after_restart: AfterRestart | None = None
+    ) -> list[Any]:
+        """Read the reply each worker owes; raise the first error once all are read.
+
+        Workers that have not answered by ``deadline`` are stopped, and a TimeoutError (also a
+        VecEnvWorkerError) names their sub-envs. A dead worker is an error, unless ``restart``
+        allows replacing it: then its reply is ``after_restart(index)``.
+        """
         results = []
         errors: list[VecEnvWorkerError] = []
+        silent: list[_Handle] = []
         with self._sigint:
-            for handle in self.handles:
+            for index, handle in enumerate(list(self.handles)):
                 try:
-                    status, value = self._receive(handle)
-                except VecEnvWorkerError as died:
-                    errors.append(died)
+                    status, value = self._receive(handle, deadline)
+                except _NoAnswer:
+                    silent.append(handle)
                     continue
+                except _WorkerGone:
+                    try:
+                        if self.restart is None or after_restart is None:
+                            raise self._died(handle) from None
+                        self._respawn(handle)
+                        status, value = after_restart(index)
+                    except VecEnvWorkerError as died:
+                        errors.append(died)
+                        continue
                 if status == "error":
                     errors.append(_worker_error(value))
                 results.append(value)
+        if silent:
+            raise self._timed_out(silent)
         if errors:
             raise min(errors, key=lambda error: error.rank)
         return results
 
-    def _receive(self, handle: _Handle) -> tuple[str, Any]:
-        """Read one reply; a Ctrl-C may interrupt the wait for it, not the reading."""
+    def _receive_in_time(self, handle: _Handle, deadline: float | None) -> tuple[str, Any]:
+        """:meth:`_receive`, raising the timeout error if the reply is not there in time."""
+        try:
+            return self._receive(handle, deadline)
+        except _NoAnswer:
+            raise self._timed_out([handle]) from None
+        except _WorkerGone:
+            if self.restart is None:
+                raise self._died(handle) from None
+            self._respawn(handle)  # the new worker owes nothing: the stale replies are gone
+            return "ok", None
+
+    def _receive(self, handle: _Handle, deadline: float | None = None) -> tuple[str, Any]:
+        """Read one reply; a Ctrl-C may interrupt the wait for it, not the reading.
+
+        _NoAnswer if nothing has arrived by ``deadline``.
+        """
         if handle.readable is not None:
             with self._sigint.waiting():
                 spin_until = time.perf_counter() + _SPIN_SECONDS
                 while not handle.readable.poll(0):
                     if time.perf_counter() > spin_until:
-                        while not handle.readable.poll(_WAIT_SLICE_MILLISECONDS):
-                            pass
+                        while not handle.readable.poll(_wait_slice(deadline)):
+                            if deadline is not None and time.monotonic() >= deadline:
+                                raise _NoAnswer
                         break
+        elif deadline is not None and not wait(
+            [handle.channel.sock], max(0.0, deadline - time.monotonic())
+        ):
+            raise _NoAnswer
         try:
             data = handle.channel.recv()
         except (EOFError, OSError):
-            raise self._died(handle) from None
+            raise _WorkerGone from None
         handle.pending -= 1
         return pickle.loads(data)
 
-    def _discard_stale_replies(self) -> None:
+    def _discard_stale_replies(self, deadline: float | None) -> None:
         if self._failure is not None:
             raise self._failure
-        for handle in self.handles:
-            while handle.pending:
+        for index in range(len(self.handles)):
+            while self.handles[index].pending:
                 if self._in_flight is not None:  # those may be the replies it awaits
                     self._check_idle()
-                self._receive(handle)
+                self._receive_in_time(self.handles[index], deadline)
+
+    def _timed_out(self, silent: list[_Handle]) -> VecEnvWorkerError:
+        """Stop the workers that did not answer in time; every later call raises the error."""
+        for handle in silent:
+            handle.process.kill()
+        for handle in silent:
+            handle.process.join()
+        names = ", ".join(_sub_envs(handle.ranks) for handle in silent)
+        self._failure = worker_error(
+            f"{names} did not answer within timeout={self.timeout} s; the silent worker "
+            "processes were stopped, so this VecEnv can only be closed now",
+            rank=silent[0].first_rank,
+            exc_type="TimeoutError",
+        )
+        return self._failure
 
     def _died(self, handle: _Handle) -> VecEnvWorkerError:
         """Remember that ``handle``'s worker is gone; every later call raises the same error."""
         if self._failure is None:
             handle.process.join(self.close_timeout)
-            first, last = handle.ranks[0], handle.ranks[-1]
-            self._failure = VecEnvWorkerError(
-                f"the worker process running sub-envs {first}..{last} died "
-                f"(exit code {handle.process.exitcode})",
-                rank=first,
-                exc_type="EOFError",
-            )
+            exitcode = handle.process.exitcode
+            message = f"the worker process running {_sub_envs(handle.ranks)} died "
+            message += f"(exit code {exitcode})"
+            if exitcode == REIMPORTED_MAIN_EXIT:
+                message = _REIMPORTED_MAIN.format(method=self.start_method)
+            self._failure = VecEnvWorkerError(message, rank=handle.first_rank, exc_type="EOFError")
         return self._failure
 
     # -- shared memory --------------------------------------------------------------------
@@ -260,8 +411,8 @@ class WorkerPool:
         """Create the batch segment and have every worker write its observations there."""
         self.segment = _shared_memory.create_segment(size)
         self.observations = _shared_memory.views(self.segment, layout)
-        message = pickle.dumps(("attach", (self.segment.name, layout)))
-        self.request([message] * len(self.handles))
+        self._attach = pickle.dumps(("attach", (self.segment.name, layout)))
+        self.request([self._attach] * len(self.handles))
 
     # -- shutdown -------------------------------------------------------------------------
     def close(self) -> ErrorReport | None:
@@ -386,6 +537,49 @@ def _wait_readable(sock: Any, stopped: threading.Event) -> None:
         pass
 
 
+@contextlib.contextmanager
+def _unreadable_main_hidden() -> Iterator[None]:
+    """Hide the main module's path while workers start, when it is not a file.
+
+    ``python -`` gives the script's path as ``'<stdin>'``; spawn and forkserver workers would
+    try to run that path and fail with FileNotFoundError. They need nothing from it: cloudpickle
+    sends what the script defines by value.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or os.path.isfile(path):
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
+class _WorkerGone(Exception):
+    """The worker's end of the channel closed: the worker process died."""
+
+
+class _NoAnswer(Exception):
+    """A worker's reply did not arrive by the deadline."""
+
+
+def _wait_slice(deadline: float | None) -> int:
+    """Milliseconds to poll for a reply: a slice, or what is left before ``deadline``."""
+    if deadline is None:
+        return _WAIT_SLICE_MILLISECONDS
+    remaining = int((deadline - time.monotonic()) * 1000) + 1
+    return max(0, min(_WAIT_SLICE_MILLISECONDS, remaining))
+
+
+def _sub_envs(ranks: range) -> str:
+    """``sub-env 3`` or ``sub-envs 3..5``."""
+    if len(ranks) == 1:
+        return f"sub-env {ranks[0]}"
+    return f"sub-envs {ranks[0]}..{ranks[-1]}"
+
+
 def _busy() -> RuntimeError:
     return RuntimeError(
         "another call on this ProcVecEnv is still awaiting its workers' replies: await (or "
@@ -445,7 +639,7 @@ class _SigintGuard:
 
 def _worker_error(report: ErrorReport) -> VecEnvWorkerError:
     rank, exc_type, message, remote_traceback = report
-    return VecEnvWorkerError(
+    return worker_error(
         f"sub-env {rank} raised {exc_type}: {message}",
         rank=rank,
         exc_type=exc_type,

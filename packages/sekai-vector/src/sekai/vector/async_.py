@@ -8,7 +8,8 @@ from typing import Any, TypeVar
 
 from sekai.core import Env
 from sekai.vector._in_process import _InProcessVecEnv
-from sekai.vector.base import AutoresetMode, _stack_reset_results, _stack_step_results
+from sekai.vector.backend import stack_reset_results, stack_step_results
+from sekai.vector.base import AutoresetMode
 from sekai.vector.results import VecResetResult, VecStepResult
 
 _T = TypeVar("_T")
@@ -32,17 +33,12 @@ class AsyncVecEnv(_InProcessVecEnv):
     async def _async_reset_subenvs(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
     ) -> VecResetResult:
-        results = await _gather(
-            env.async_reset(seed=seed, options=env_options)
-            for env, seed, env_options in zip(self.envs, seeds, options, strict=True)
-        )
-        return _stack_reset_results(self.observation_space, results)
+        results = await self._group.async_reset(seeds, options)
+        return stack_reset_results(self.observation_space, results)
 
     async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
-        results = await _gather(
-            env.async_step(action) for env, action in zip(self.envs, actions, strict=True)
-        )
-        return _stack_step_results(self.observation_space, results)
+        results = await self._group.async_step(actions)
+        return stack_step_results(self.observation_space, results)
 
     def _reset_subenvs(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
@@ -73,15 +69,6 @@ class AsyncVecEnv(_InProcessVecEnv):
                     loop.run_until_complete(loop.shutdown_asyncgens())
                     loop.run_until_complete(loop.shutdown_default_executor())
                 loop.close()
-
-
-async def _gather(awaitables: Iterable[Coroutine[Any, Any, _T]]) -> list[_T]:
-    """Await all at once; every sub-env finishes before the first error (if any) is raised."""
-    results = await asyncio.gather(*awaitables, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
-    return results  # type: ignore[return-value]
 
 
 def _in_running_loop() -> bool:

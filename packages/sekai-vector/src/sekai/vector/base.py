@@ -12,20 +12,20 @@ implementing these hooks; the public methods validate their input, check ``close
   ``_call(name, args, kwargs) -> list``: reach each sub-env through its wrapper stack.
 - ``_close()``: release the sub-envs; called once, by the first :meth:`VecEnv.close`.
 
-Autoreset is not re-implemented per backend: each backend passes every freshly built sub-env
-through :func:`_prepare_env`, then only calls ``env.reset``/``env.step`` and stacks the results
-with :func:`_stack_reset_results` / :func:`_stack_step_results`.
+Autoreset is not re-implemented per backend: every backend runs its sub-envs with the toolkit
+of :mod:`sekai.vector.backend` (an ``EnvGroup`` of prepared sub-envs, and the stacking of their
+results), which applies the autoreset convention once for all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 
-from sekai.core import Env, ResetResult, StepResult
-from sekai.spaces import Space, batch_space, concatenate, iterate
+from sekai.checks import check_positive_int, check_seed, is_whole_number
+from sekai.spaces import Space, batch_space, iterate
 from sekai.vector.errors import VecEnvClosed, VecEnvWorkerError
 from sekai.vector.results import VecResetResult, VecStepResult
 
@@ -62,12 +62,8 @@ class VecEnv:
         *,
         autoreset: AutoresetMode = True,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
-            raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        self.num_envs = check_positive_int(num_envs, "num_envs")
         _check_autoreset(autoreset)
-        self.num_envs = int(num_envs)
         self.observation_space = observation_space
         self.action_space = action_space
         self.batch_observation_space = batch_space(observation_space, self.num_envs)
@@ -218,18 +214,13 @@ class VecEnv:
         n = self.num_envs
         if seed is None:
             return [None] * n
-        if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-            _check_non_negative(seed)
-            return [_child_seed(child) for child in np.random.SeedSequence(int(seed)).spawn(n)]
         if isinstance(seed, list | tuple | np.ndarray):
             if len(seed) != n:
                 raise ValueError(f"seed needs one entry per sub-env ({n}), got {len(seed)}")
-            for s in seed:
-                if s is not None and (isinstance(s, bool) or not isinstance(s, int | np.integer)):
-                    raise TypeError(f"each seed must be an int or None, got {type(s).__name__}")
-                if s is not None:  # checked here, before any sub-env is reset with its seed
-                    _check_non_negative(s)
-            return [None if s is None else int(s) for s in seed]
+            return [check_seed(s) for s in seed]  # all checked before any sub-env is reset
+        if is_whole_number(seed):
+            root = np.random.SeedSequence(check_seed(seed))
+            return [_child_seed(child) for child in root.spawn(n)]
         raise TypeError(
             f"seed must be an int, a list of {n} ints or None, got {type(seed).__name__}"
         )
@@ -284,25 +275,10 @@ class VecEnv:
         return value
 
 
-# -- helpers every backend (and ProcVecEnv's workers) use -------------------------------------
+# -- checks shared by every backend ------------------------------------------------------------
 def _check_autoreset(autoreset: object) -> None:
     if autoreset is not True and autoreset is not False and autoreset != "next_step":
         raise ValueError(f'autoreset must be True, False or "next_step", got {autoreset!r}')
-
-
-def _check_env_fns(
-    env_fns: Iterable[Callable[[], Env[Any, Any]]],
-) -> list[Callable[[], Env[Any, Any]]]:
-    """``env_fns`` as a list: at least one factory, each callable."""
-    env_fns = list(env_fns)
-    if not env_fns:
-        raise ValueError("a VecEnv needs at least one env factory, got none")
-    for fn in env_fns:
-        if not callable(fn):
-            raise TypeError(
-                f"env_fns must be zero-argument callables that build envs, got {type(fn).__name__}"
-            )
-    return env_fns
 
 
 def _is_single_value(actions: Any) -> bool:
@@ -330,97 +306,6 @@ def _check_batch_shape(batch_space: Space[Any], actions: np.ndarray) -> None:
         )
 
 
-def _check_non_negative(seed: int | np.integer[Any]) -> None:
-    if seed < 0:
-        raise ValueError(f"seeds must be non-negative ints or None, got {seed}")
-
-
-def _check_new_env(env: Env[Any, Any], seen: set[int]) -> None:
-    """ValueError when ``env`` is (or wraps) the same env object as an earlier sub-env.
-
-    ``seen`` holds the ids of the earlier sub-envs' innermost envs (below every sekai Wrapper,
-    not trusting ``unwrapped``, which an adapter may override); ``env``'s is added.
-    """
-    from sekai.wrappers import Wrapper
-
-    while isinstance(env, Wrapper):
-        env = env.env
-    base = id(env)
-    if base in seen:
-        raise ValueError(
-            "two sub-envs are (or wrap) the same env object, so one env would be stepped "
-            "several times per step: each factory must build a new env, e.g. "
-            "lambda: sekai.make(id), not lambda: env"
-        )
-    seen.add(base)
-
-
 def _child_seed(seed_sequence: np.random.SeedSequence) -> int:
     """A plain int seed drawn from ``seed_sequence``, so it pickles and prints simply."""
     return int(seed_sequence.generate_state(1, dtype=np.uint64)[0])
-
-
-def _prepare_env(env: Any, autoreset: AutoresetMode) -> Env[Any, Any]:
-    """Apply the vector env's autoreset convention to one freshly built sub-env."""
-    if not isinstance(env, Env):
-        raise TypeError(f"a sub-env factory must return a sekai.Env, got {type(env).__name__}")
-    if autoreset is True:
-        from sekai.wrappers import AutoReset
-
-        return env if _has_layer(env, AutoReset) else AutoReset(env)
-    if autoreset == "next_step":
-        from sekai.vector._next_step_autoreset import _NextStepAutoReset
-        from sekai.wrappers import AutoReset
-
-        if _has_layer(env, AutoReset):  # reset in the same step, then once more in the next
-            env.close()
-            raise ValueError(
-                'autoreset="next_step" needs sub-envs that do not reset themselves; this one '
-                "is wrapped in AutoReset: drop that wrapper or use autoreset=True"
-            )
-        return _NextStepAutoReset(env)
-    return env
-
-
-def _has_layer(env: Env[Any, Any], layer_type: type) -> bool:
-    """True when ``env`` or any wrapper below it is a ``layer_type``."""
-    from sekai.wrappers import Wrapper
-
-    while True:
-        if isinstance(env, layer_type):
-            return True
-        if not isinstance(env, Wrapper):
-            return False
-        env = env.env
-
-
-def _stack_observations(space: Space[Any], observations: Sequence[Any]) -> Any:
-    """One batch from per-env observations: a fresh array (or dict/tuple of arrays)."""
-    return concatenate(space, observations)
-
-
-def _stack_reset_results(space: Space[Any], results: Sequence[ResetResult]) -> VecResetResult:
-    observations, infos = zip(*results, strict=True)
-    return VecResetResult(_stack_observations(space, observations), list(infos))
-
-
-def _stack_step_results(space: Space[Any], results: Sequence[StepResult]) -> VecStepResult:
-    observations, rewards, terminated, truncated, infos = zip(*results, strict=True)
-    flags = {
-        "reward": np.array(rewards, dtype=np.float64),
-        "terminated": np.array(terminated, dtype=bool),
-        "truncated": np.array(truncated, dtype=bool),
-    }
-    for name, array in flags.items():  # an array per sub-env would broadcast in later math
-        if array.shape != (len(results),):
-            raise ValueError(
-                f"each sub-env's step() must return a scalar {name}, got values of shape "
-                f"{array.shape[1:]}"
-            )
-    return VecStepResult(
-        _stack_observations(space, observations),
-        flags["reward"],
-        flags["terminated"],
-        flags["truncated"],
-        list(infos),
-    )

@@ -8,22 +8,12 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import numpy as np
-
+from sekai.checks import check_positive_int
 from sekai.core import Env
-from sekai.registration import EnvSpec, load_entry_point, make, spec
+from sekai.registration import RESERVED_MODES, EnvSpec, load_entry_point, make, registry, spec
 from sekai.vector.base import VecEnv
 
 EnvWrapper = Callable[[Env[Any, Any]], Env[Any, Any]]
-
-_MODES = {
-    None: None,
-    "native": "native",
-    "vector_entry_point": "native",
-    "sync": "sync",
-    "async": "async",
-    "proc": "proc",
-}
 
 
 def make_vec(
@@ -39,19 +29,14 @@ def make_vec(
 
     ``vectorization_mode``: None (the native env if the entry has a ``vector_entry_point`` and
     no ``wrappers`` are given, else SyncVecEnv), ``"native"`` (alias ``"vector_entry_point"``),
-    ``"sync"``, ``"async"`` or ``"proc"``. ``wrappers`` wrap each sub-env, ``vector_kwargs`` go
-    to the VecEnv constructor and any other keyword argument to :func:`sekai.make`. Each sub-env
-    gets ``sampler.spawn()`` of a ``sampler`` argument that has one. The result carries the
-    registry entry, with these overrides, as ``vec.spec``.
+    or the name of a mode a plugin registered: ``"sync"``, ``"async"``, ``"proc"`` and any
+    installed third-party backend (``sekai list --modes`` shows them). ``wrappers`` wrap each
+    sub-env, ``vector_kwargs`` go to the VecEnv constructor and any other keyword argument to
+    :func:`sekai.make`. Each sub-env gets ``sampler.spawn()`` of a ``sampler`` argument that has
+    one. The result carries the registry entry, with these overrides, as ``vec.spec``.
     """
-    if vectorization_mode not in _MODES:
-        allowed = ", ".join(repr(mode) for mode in _MODES)
-        raise ValueError(f"vectorization_mode must be one of {allowed}, got {vectorization_mode!r}")
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
-        raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
-    if num_envs < 1:
-        raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-    num_envs = int(num_envs)
+    backend = _backend(vectorization_mode)
+    num_envs = check_positive_int(num_envs, "num_envs")
     if callable(wrappers):  # one wrapper where a list was expected
         name = getattr(wrappers, "__name__", repr(wrappers))
         raise TypeError(
@@ -66,14 +51,11 @@ def make_vec(
             )
     vector_kwargs = dict(vector_kwargs or {})
     env_spec = id if isinstance(id, EnvSpec) else spec(id)
-    mode = _MODES[vectorization_mode]
-    if mode is None:
-        mode = "native" if env_spec.vector_entry_point is not None and not wrappers else "sync"
-
-    if mode == "native":
+    if vectorization_mode is None and (env_spec.vector_entry_point is None or wrappers):
+        backend = _backend("sync")
+    if backend is None:
         vec = _make_native(env_spec, num_envs, wrappers, vector_kwargs, kwargs)
     else:
-        backend = _backend(mode)
         _check_vector_kwargs(backend, vector_kwargs)
         factories = [
             _SubEnvFactory(env_spec, _sub_env_kwargs(kwargs), wrappers) for _ in range(num_envs)
@@ -110,18 +92,18 @@ def _make_native(
     return vec
 
 
-def _backend(mode: str) -> Callable[..., VecEnv]:
-    if mode == "sync":
-        from sekai.vector.sync import SyncVecEnv
-
-        return SyncVecEnv
-    if mode == "async":
-        from sekai.vector.async_ import AsyncVecEnv
-
-        return AsyncVecEnv
-    from sekai.vector.proc import ProcVecEnv
-
-    return ProcVecEnv
+def _backend(mode: str | None) -> Callable[..., VecEnv] | None:
+    """The VecEnv class registered for ``mode``; None for the env's own native version."""
+    if mode is None or (isinstance(mode, str) and mode in RESERVED_MODES):
+        return None
+    modes = registry.vectorization_modes
+    if not isinstance(mode, str) or mode not in modes:
+        allowed = ", ".join(repr(name) for name in [None, *sorted(RESERVED_MODES), *modes])
+        raise ValueError(
+            f"vectorization_mode must be one of the installed modes {allowed}, got {mode!r}"
+        )
+    backend: Callable[..., VecEnv] = load_entry_point(modes[mode].entry_point)
+    return backend
 
 
 def _check_vector_kwargs(backend: Callable[..., VecEnv], vector_kwargs: dict[str, Any]) -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import islice
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from sekai.checks import check_positive_int, check_seed, is_whole_number
 from sekai.core import ResetResult, RngMixin, StepResult
 from sekai.spaces import Space, concatenate, iterate
 from sekai.vector._lazy_infos import _LazyInfos
@@ -56,14 +57,8 @@ class NativeVecEnv(RngMixin, VecEnv):
         max_episode_steps: int | None = None,
     ) -> None:
         super().__init__(num_envs, observation_space, action_space, autoreset=autoreset)
-        if max_episode_steps is not None and (
-            isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int)
-        ):
-            raise TypeError(
-                f"max_episode_steps must be an int or None, got {type(max_episode_steps).__name__}"
-            )
-        if max_episode_steps is not None and max_episode_steps < 1:
-            raise ValueError(f"max_episode_steps must be at least 1, got {max_episode_steps}")
+        if max_episode_steps is not None:
+            max_episode_steps = check_positive_int(max_episode_steps, "max_episode_steps")
         self.max_episode_steps = max_episode_steps
         self.elapsed_steps = np.zeros(self.num_envs, dtype=np.int64)
         self._all_indices = np.arange(self.num_envs)
@@ -226,12 +221,10 @@ class NativeVecEnv(RngMixin, VecEnv):
 def _native_seed(seed: SeedArg) -> int | list[int] | None:
     if seed is None:
         return None
-    if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-        return int(seed)
-    if isinstance(seed, list | tuple | np.ndarray) and all(
-        isinstance(s, int | np.integer) and not isinstance(s, bool) for s in seed
-    ):
-        return [int(s) for s in seed]
+    if isinstance(seed, list | tuple | np.ndarray) and all(s is not None for s in seed):
+        return [cast(int, check_seed(s)) for s in seed]
+    if is_whole_number(seed):
+        return check_seed(seed)
     raise TypeError(
         "a native vector env takes seed as an int, a list of ints (combined into one seed) "
         f"or None, got {seed!r}"

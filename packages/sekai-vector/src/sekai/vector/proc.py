@@ -9,6 +9,7 @@ write their rows in place and the parent copies the batch out once per call.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 import sys
 import weakref
@@ -18,16 +19,19 @@ from typing import Any
 import cloudpickle
 import numpy as np
 
+from sekai.checks import is_whole_number
 from sekai.core import Env
+from sekai.spaces import concatenate
 from sekai.vector import _shared_memory
-from sekai.vector._worker_pool import ProcessContext, WorkerPool, _worker_error
-from sekai.vector.base import (
-    AutoresetMode,
-    VecEnv,
-    _check_autoreset,
-    _check_env_fns,
-    _stack_observations,
+from sekai.vector._worker_pool import (
+    REIMPORTED_MAIN_EXIT,
+    WORKER_NAME,
+    ProcessContext,
+    WorkerPool,
+    _worker_error,
 )
+from sekai.vector.backend import check_env_fns, check_same_spaces
+from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset
 from sekai.vector.results import VecResetResult, VecStepResult
 
 __all__ = ["ProcVecEnv"]
@@ -45,7 +49,19 @@ class ProcVecEnv(VecEnv):
     each run an even share of the sub-envs. ``shared_memory``: None passes observations through
     shared memory when the observation space allows it, True requires it (TypeError otherwise),
     False never uses it. ``context`` is the multiprocessing start method; ``close_timeout`` how
-    many seconds :meth:`close` waits for the workers before terminating them.
+    many seconds :meth:`close` waits for the workers before terminating them. ``timeout``: None
+    (wait as long as it takes) or how many seconds every call (reset, step, get_attr, ...) waits
+    for the workers' replies (building the sub-envs at construction is not limited); a worker
+    that has not answered by then is stopped and the call raises a VecEnvWorkerError that is
+    also a TimeoutError, naming its sub-envs. The VecEnv can then only be closed.
+
+    ``restart`` makes workers heal: when a worker has died (SIGKILL, segfault, out of memory),
+    the call that finds it dead starts a new one, which rebuilds its sub-envs from the same
+    factories; a step resets them and returns, for those sub-envs, reward 0, ``truncated=True``
+    and ``info["worker_restarted"] = True`` (no ``final_observation``: it died with the worker),
+    so a training loop goes on; other calls are simply answered by the new worker. ``True``
+    allows 3 restarts in any 60 seconds, ``(count, seconds)`` sets the limit; beyond it, or with
+    the default False, a dead worker raises VecEnvWorkerError and the VecEnv can only be closed.
 
     A sub-env's exception is raised here as VecEnvWorkerError (with the sub-env's ``rank``) after
     every worker has replied; the workers stay usable.
@@ -64,10 +80,15 @@ class ProcVecEnv(VecEnv):
         close_timeout: float = 5.0,
         num_workers: int | None = None,
         shared_memory: bool | None = None,
+        timeout: float | None = None,
+        restart: bool | tuple[int, float] = False,
     ) -> None:
-        env_fns = _check_env_fns(env_fns)
+        _exit_if_reimported_by_a_worker()
+        env_fns = check_env_fns(env_fns)
         _check_autoreset(autoreset)
-        _check_close_timeout(close_timeout)
+        _check_seconds(close_timeout, "close_timeout")
+        if timeout is not None:
+            _check_seconds(timeout, "timeout")
         if shared_memory not in (None, True, False):
             raise TypeError(f"shared_memory must be None, True or False, got {shared_memory!r}")
         num_envs = len(env_fns)
@@ -79,28 +100,20 @@ class ProcVecEnv(VecEnv):
         payloads = [_dumps(([env_fns[i] for i in ranks], autoreset), "env_fns") for ranks in slices]
         self._slices = slices
         self.shared_memory = False
-        self._pool = WorkerPool(_get_context(context), payloads, slices, close_timeout)
+        self._pool = WorkerPool(
+            _get_context(context), payloads, slices, close_timeout, _restart(restart)
+        )
         self._finalizer = weakref.finalize(self, self._pool.close)
         try:
             spaces = self._gather(self._pool.collect())
             observation_space, action_space = spaces[0]
             super().__init__(num_envs, observation_space, action_space, autoreset=autoreset)
-            self._check_same_spaces(spaces)
+            check_same_spaces(spaces)
             self._share_observations(shared_memory)
         except BaseException:
             self._finalizer()
             raise
-
-    def _check_same_spaces(self, spaces: list[tuple[Any, Any]]) -> None:
-        for rank, pair in enumerate(spaces[1:], start=1):
-            for name, first, space in zip(
-                ("observation_space", "action_space"), spaces[0], pair, strict=True
-            ):
-                if space != first:
-                    raise ValueError(
-                        f"every sub-env must have the same {name}: sub-env 0 has {first}, "
-                        f"sub-env {rank} has {space}"
-                    )
+        self._pool.timeout = timeout  # calls only: building the sub-envs may take long
 
     def _share_observations(self, shared_memory: bool | None) -> None:
         if shared_memory is False:
@@ -124,7 +137,8 @@ class ProcVecEnv(VecEnv):
         return self._reset_result(self._pool.request(self._reset_messages(seeds, options)))
 
     def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
-        return self._step_result(self._pool.request(self._step_messages(actions)))
+        replies = self._pool.request(self._step_messages(actions), self._restarted_step)
+        return self._step_result(replies)
 
     async def _async_reset_subenvs(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
@@ -134,7 +148,7 @@ class ProcVecEnv(VecEnv):
 
     async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
         messages = self._step_messages(actions)
-        return self._step_result(await self._pool.async_request(messages))
+        return self._step_result(await self._pool.async_request(messages, self._restarted_step))
 
     def _get_attr(self, name: str) -> list[Any]:
         message = _dumps(("get_attr", name), "the attribute name")
@@ -164,6 +178,18 @@ class ProcVecEnv(VecEnv):
             _dumps(("reset", ([seeds[i] for i in ranks], [options[i] for i in ranks])), "options")
             for ranks in self._slices
         ]
+
+    def _restarted_step(self, worker: int) -> tuple[str, Any]:
+        """What a step returns for the sub-envs of a restarted worker: their first observations
+        after a reset, reward 0, truncated, and ``info["worker_restarted"] = True``."""
+        size = len(self._slices[worker])
+        reset = _dumps(("reset", ([None] * size, [None] * size)), "options")
+        status, value = self._pool.exchange(worker, reset)
+        if status != "ok":
+            return status, value
+        infos, observations = value
+        infos = [{**info, "worker_restarted": True} for info in infos]
+        return "ok", ([0.0] * size, [False] * size, [True] * size, infos, observations)
 
     def _reset_result(self, replies: list[Any]) -> VecResetResult:
         infos: list[dict[str, Any]] = []
@@ -221,11 +247,23 @@ class ProcVecEnv(VecEnv):
     def _observations(self, observations: list[Any]) -> Any:
         if self.shared_memory:
             return _shared_memory.read(self._pool.observations)
-        return _stack_observations(self.observation_space, observations)
+        return concatenate(self.observation_space, observations)
 
     @staticmethod
     def _gather(replies: list[bytes]) -> list[Any]:
         return [value for reply in replies for value in pickle.loads(reply)]
+
+
+def _exit_if_reimported_by_a_worker() -> None:
+    """In a worker importing the parent's main module (spawn and forkserver do that) which builds
+    a ProcVecEnv at its top level: exit quietly, with a code that the parent explains.
+
+    Going on would start workers from a worker; multiprocessing refuses with a traceback from
+    every worker at once, which never names the missing main guard.
+    """
+    process = multiprocessing.current_process()
+    if getattr(process, "_inheriting", False) and process.name.startswith(WORKER_NAME):
+        os._exit(REIMPORTED_MAIN_EXIT)
 
 
 def _as_array_batch(actions: list[Any]) -> np.ndarray | None:
@@ -272,17 +310,42 @@ def _get_context(method: str | None) -> ProcessContext:
     return context
 
 
-def _check_close_timeout(close_timeout: float) -> None:
-    if isinstance(close_timeout, bool) or not isinstance(close_timeout, int | float):
-        raise TypeError(f"close_timeout must be a number of seconds, got {close_timeout!r}")
-    if not close_timeout >= 0:
-        raise ValueError(f"close_timeout must be >= 0 seconds, got {close_timeout}")
+_DEFAULT_RESTART = (3, 60.0)  # restarts allowed in any window of that many seconds
+
+
+def _restart(restart: bool | tuple[int, float]) -> tuple[int, float] | None:
+    """The restart limit as (count, seconds), or None when workers do not heal."""
+    if restart is True:
+        return _DEFAULT_RESTART
+    if restart is False:
+        return None
+    if (
+        isinstance(restart, tuple)
+        and len(restart) == 2
+        and is_whole_number(restart[0])
+        and restart[0] >= 1
+        and isinstance(restart[1], int | float)
+        and not isinstance(restart[1], bool)
+        and restart[1] > 0
+    ):
+        return int(restart[0]), float(restart[1])
+    raise ValueError(
+        "restart must be False, True (3 restarts in any 60 s) or (count, seconds) with "
+        f"count >= 1 and seconds > 0, got {restart!r}"
+    )
+
+
+def _check_seconds(seconds: float, name: str) -> None:
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        raise TypeError(f"{name} must be a number of seconds, got {seconds!r}")
+    if not seconds >= 0:
+        raise ValueError(f"{name} must be >= 0 seconds, got {seconds}")
 
 
 def _check_num_workers(num_workers: int | None, num_envs: int) -> int:
     if num_workers is None:
         return num_envs
-    if isinstance(num_workers, bool) or not isinstance(num_workers, int | np.integer):
+    if not is_whole_number(num_workers):
         raise TypeError(f"num_workers must be an int or None, got {type(num_workers).__name__}")
     if not 1 <= num_workers <= num_envs:
         raise ValueError(

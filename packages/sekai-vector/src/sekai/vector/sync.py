@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sekai.vector._in_process import _InProcessVecEnv
-from sekai.vector.base import _stack_reset_results, _stack_step_results
+from sekai.vector.backend import stack_reset_results, stack_step_results
 from sekai.vector.results import VecResetResult, VecStepResult
 
 
@@ -19,12 +19,7 @@ class SyncVecEnv(_InProcessVecEnv):
     def _reset_subenvs(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
     ) -> VecResetResult:
-        results = [
-            env.reset(seed=seed, options=env_options)
-            for env, seed, env_options in zip(self.envs, seeds, options, strict=True)
-        ]
-        return _stack_reset_results(self.observation_space, results)
+        return stack_reset_results(self.observation_space, self._group.reset(seeds, options))
 
     def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
-        results = [env.step(action) for env, action in zip(self.envs, actions, strict=True)]
-        return _stack_step_results(self.observation_space, results)
+        return stack_step_results(self.observation_space, self._group.step(actions))

@@ -17,7 +17,7 @@ from sekai.spaces import Space, batch_space, concatenate, iterate
 from sekai.vector._lazy_infos import _LazyInfos
 from sekai.vector.base import AutoresetMode, OptionsArg, SeedArg, VecEnv
 from sekai.vector.results import VecResetResult, VecStepResult
-from sekai.wrappers.base import route_async_to_sync_overrides
+from sekai.wrappers import route_async_to_sync_overrides
 
 Infos = Sequence[dict[str, Any]]
 

@@ -9,7 +9,7 @@ import numpy as np
 from sekai.vector.base import OptionsArg, SeedArg, VecEnv
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.wrappers.base import VecWrapper, _finished_infos, _replace_infos
-from sekai.wrappers.episode_statistics import EpisodeStats, EpisodeTracker, make_tracker
+from sekai.wrappers import EpisodeStats, EpisodeTracker, make_tracker
 
 
 class VecRecordEpisodeStatistics(VecWrapper):

@@ -13,8 +13,7 @@ import numpy as np
 from sekai.vector.base import OptionsArg, SeedArg, VecEnv
 from sekai.vector.results import VecStepResult
 from sekai.vector.wrappers.base import VecObservationWrapper, VecWrapper
-from sekai.wrappers.normalize import ObservationNormalizer
-from sekai.wrappers.running_stats import RunningMeanStd
+from sekai.wrappers import ObservationNormalizer, RunningMeanStd
 
 
 class VecNormalizeObservation(VecObservationWrapper):

@@ -1,0 +1,1 @@
+"""An example third-party vector backend for sekai: ThreadVecEnv, mode ``"demo-threads"``."""
