@@ -86,6 +86,14 @@ def test_bench_proc_takes_workers(capsys):
     assert out.startswith("CartPole-v1: proc --workers 2, 2 sub-envs: ")
 
 
+@pytest.mark.needs("sekai-demo-backend")
+def test_bench_takes_a_mode_that_a_plugin_registers(capsys):
+    status, out, _ = _bench_cli(
+        capsys, "CartPole-v1", "--num-envs", "2", "--mode", "demo-threads", "--seconds", SECONDS
+    )
+    assert status == 0 and out.startswith("CartPole-v1: demo-threads, 2 sub-envs: ")
+
+
 def test_the_measured_env_steps_match_the_steps_taken(monkeypatch):
     """A rate counts env steps: num_envs per VecEnv step, one per single-env step."""
     calls = []
