@@ -1,17 +1,37 @@
-"""sekai-finance's plugin: registers the market environments."""
+"""sekai-finance's plugin: registers the market envs and their native vector versions."""
 
 from collections.abc import Callable
 from typing import Any
 
 from sekai.hookspecs import hookimpl
 
-_FINANCE = "sekai.envs.finance"
+_ENVS = "sekai.envs.finance"
 
 
 @hookimpl
 def sekai_register_envs(register: Callable[..., Any]) -> None:
     register(
+        "Trading-v0",
+        entry_point=f"{_ENVS}.trading:TradingEnv",
+        vector_entry_point=f"{_ENVS}.trading_vec:TradingVecEnv",
+    )
+    register(
+        "Portfolio-v0",
+        entry_point=f"{_ENVS}.portfolio:PortfolioEnv",
+        vector_entry_point=f"{_ENVS}.portfolio_vec:PortfolioVecEnv",
+    )
+    register(
+        "MarketMaking-v0",
+        entry_point=f"{_ENVS}.market_making:MarketMakingEnv",
+        vector_entry_point=f"{_ENVS}.market_making_vec:MarketMakingVecEnv",
+    )
+    register(
+        "OptimalExecution-v0",
+        entry_point=f"{_ENVS}.execution:OptimalExecutionEnv",
+        vector_entry_point=f"{_ENVS}.execution_vec:OptimalExecutionVecEnv",
+    )
+    register(
         "LimitOrderBook-v0",
-        entry_point=f"{_FINANCE}.limit_order_book:LimitOrderBookMarket",
-        vector_entry_point=f"{_FINANCE}.limit_order_book_vec:LimitOrderBookVecEnv",
+        entry_point=f"{_ENVS}.limit_order_book:LimitOrderBookMarket",
+        vector_entry_point=f"{_ENVS}.limit_order_book_vec:LimitOrderBookVecEnv",
     )

@@ -1,5 +1,21 @@
-"""Market building blocks shared by the finance envs: the order book and its order flow."""
+"""Market building blocks the finance envs share and users compose: samplers, cost models,
+data loading, episode metrics, baselines, the order book and its order flow."""
 
+from sekai.finance.baselines import (
+    TWAP,
+    AlmgrenChriss,
+    AvellanedaStoikov,
+    BuyAndHold,
+    EqualWeight,
+)
+from sekai.finance.costs import (
+    CostModel,
+    HalfSpreadCost,
+    ProportionalCost,
+    SquareRootImpact,
+)
+from sekai.finance.data import Bars, load_csv, load_parquet
+from sekai.finance.metrics import EpisodeMetrics
 from sekai.finance.order_book import BUY, PUBLIC, SELL, Order, OrderBook, Trade
 from sekai.finance.order_flow import (
     CANCEL,
@@ -9,6 +25,8 @@ from sekai.finance.order_flow import (
     FlowEvents,
     simulate_flow,
 )
+from sekai.finance.samplers import DateRange, EpisodeSampler, RandomStart, SequentialStart
+from sekai.finance.weights import PortfolioWeights
 
 __all__ = [
     "BUY",
@@ -17,10 +35,28 @@ __all__ = [
     "MARKET",
     "PUBLIC",
     "SELL",
+    "TWAP",
+    "AlmgrenChriss",
+    "AvellanedaStoikov",
+    "Bars",
+    "BuyAndHold",
     "ContStoikovTalreja",
+    "CostModel",
+    "DateRange",
+    "EpisodeMetrics",
+    "EpisodeSampler",
+    "EqualWeight",
     "FlowEvents",
+    "HalfSpreadCost",
     "Order",
     "OrderBook",
+    "PortfolioWeights",
+    "ProportionalCost",
+    "RandomStart",
+    "SequentialStart",
+    "SquareRootImpact",
     "Trade",
+    "load_csv",
+    "load_parquet",
     "simulate_flow",
 ]

@@ -77,7 +77,8 @@ class NativeVecEnv(RngMixin, VecEnv):
         """Advance every sub-env; return ``(rewards, terminated, truncated, infos)``.
 
         The first three have shape ``(num_envs,)``; ``infos`` is a dict of arrays with a leading
-        ``num_envs`` axis. Return new arrays, not the env's own state.
+        ``num_envs`` axis (a ``numpy.ma.MaskedArray`` leaves the key out of the masked sub-envs'
+        infos). Return new arrays, not the env's own state.
         """
         raise NotImplementedError
 
@@ -167,16 +168,17 @@ class NativeVecEnv(RngMixin, VecEnv):
         return self.step(actions)
 
     def set_attr(self, name: str, value: Any) -> None:
-        """Change the existing attribute ``name``; a list of ``num_envs`` values becomes one
-        array. AttributeError for a name this env does not have: it would change nothing."""
+        """Change the existing attribute ``name``: a list of ``num_envs`` values becomes one
+        array, any other value (a list of another length too) is stored as it is.
+        AttributeError for a name this env does not have: it would change nothing."""
         self._check_open()
         if not hasattr(self, name):
             raise AttributeError(
                 f"{type(self).__name__} has no attribute {name!r}; set_attr only changes "
                 "existing attributes, since a new one would not change the simulation"
             )
-        if isinstance(value, list):
-            value = np.asarray(self._per_env_values(name, value))
+        if isinstance(value, list) and len(value) == self.num_envs:
+            value = np.asarray(value)
         setattr(self, name, value)
 
     def render(self) -> Any:  # type: ignore[override]
@@ -233,8 +235,16 @@ def _native_seed(seed: SeedArg) -> int | list[int] | None:
 
 # -- per-env info dicts, built on access ------------------------------------------------------
 def _info_row(arrays: InfoArrays, i: int, n: int) -> dict[str, Any]:
-    """Sub-env i's info: row i of each array with a leading n axis (1-D rows as Python scalars)."""
-    return {key: _row(value, i, n) for key, value in arrays.items()}
+    """Sub-env i's info: row i of each array with a leading n axis (1-D rows as Python scalars).
+    A masked array's masked rows have no such key: figures only some sub-envs have this step."""
+    info = {}
+    for key, value in arrays.items():
+        if isinstance(value, np.ma.MaskedArray):
+            if np.ma.getmaskarray(value)[i]:
+                continue
+            value = value.data
+        info[key] = _row(value, i, n)
+    return info
 
 
 def _row(value: Any, i: int, n: int) -> Any:

@@ -1,0 +1,116 @@
+"""The base of the native finance vector envs: the spec's rules, implemented once.
+
+- ``vec.template`` is a single env built from the same keyword arguments; it holds the
+  parameters, which the market model reads every step.
+- ``get_attr``/``set_attr``/``call`` reach parameters by name. ``set_attr`` takes one value (or a
+  list repeating one value) for every sub-env; different values per sub-env raise ValueError,
+  since they need ``vectorization_mode="sync"``. Read-only parameters raise the single env's
+  AttributeError.
+- State attributes (``equity``, ``position``, ...) and ``elapsed_steps`` have one value per
+  sub-env.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from sekai.envs.finance._single import FinanceEnv, InfoArrays
+from sekai.vector.native import NativeVecEnv
+
+
+class FinanceVecEnv(NativeVecEnv):
+    """``num_envs`` copies of ``env_class`` simulated together by its market model.
+
+    Takes the single env's keyword arguments plus ``max_episode_steps`` and ``autoreset``.
+    """
+
+    env_class: ClassVar[type[FinanceEnv]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in cls.env_class.state_attributes:
+            if name not in cls.__dict__:
+                setattr(cls, name, property(_state_array(name), doc=f"Every sub-env's {name}."))
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        max_episode_steps: int | None = None,
+        autoreset: bool | str = True,
+        **kwargs: Any,
+    ) -> None:
+        template = self.env_class(**kwargs)
+        super().__init__(
+            num_envs,
+            template.observation_space,
+            template.action_space,
+            autoreset=autoreset,  # type: ignore[arg-type]
+            max_episode_steps=max_episode_steps,
+        )
+        self.template = template
+        self._model = template._make_model(self.num_envs)
+        self._reset_info_arrays: InfoArrays = {}
+
+    # -- NativeVecEnv hooks: the model does the work ------------------------------------------
+    def _reset_envs(self, indices: np.ndarray, options: list[dict[str, Any] | None]) -> None:
+        self._reset_info_arrays = self._model.reset(indices, options, self.rng)
+
+    def _reset_infos(self, indices: np.ndarray) -> InfoArrays:
+        return self._reset_info_arrays
+
+    def _observe(self) -> np.ndarray:
+        return self._model.observe()
+
+    def _step(self, actions: Any) -> tuple[Any, Any, Any, InfoArrays]:
+        return self._model.step(np.asarray(actions), self.rng)
+
+    # -- parameters live on the template -------------------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        # only called for names not found the usual way: the template's parameters
+        if name in type(self).env_class.parameters and "template" in self.__dict__:
+            return getattr(self.template, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def set_attr(self, name: str, value: Any) -> None:
+        """Parameters: one value for every sub-env (a list of ``num_envs`` equal values is one
+        value); anything else as :meth:`NativeVecEnv.set_attr`."""
+        self._check_open()
+        if name not in self.env_class.parameters:
+            super().set_attr(name, value)
+            return
+        if isinstance(value, list) and len(value) == self.num_envs:
+            first = value[0]
+            if not all(_same(first, other) for other in value[1:]):
+                raise ValueError(
+                    f"{type(self).__name__} shares {name!r} between its sub-envs, so set_attr "
+                    f"takes one value (or a list repeating one value), got different values "
+                    f"{value!r}; for different values per sub-env use "
+                    f'make_vec(..., vectorization_mode="sync")'
+                )
+            value = first
+        setattr(self.template, name, value)
+
+    def _get_attr(self, name: str) -> list[Any]:
+        if name in self.env_class.parameters:
+            return [getattr(self.template, name)] * self.num_envs
+        return super()._get_attr(name)
+
+
+def _state_array(name: str) -> Callable[[FinanceVecEnv], np.ndarray]:
+    def read(vec: FinanceVecEnv) -> np.ndarray:
+        return np.array(getattr(vec._model, name))  # a copy: the model's own array changes
+
+    return read
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    except (TypeError, ValueError):
+        return False

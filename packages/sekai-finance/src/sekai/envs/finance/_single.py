@@ -1,0 +1,147 @@
+"""The base of the single finance envs: a thin driver over a market model of one env.
+
+A finance env's market model is written once, over a leading env axis, in ``sekai.finance``;
+the single env drives it with ``num_envs=1`` and its native vector env (``_native.py``) with
+``num_envs=N``, both reading the parameters from a single env (``self`` here, ``vec.template``
+there) every step. This module must not import sekai.vector: sekai-finance works without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.envs.finance._parameters import ReadOnly
+
+InfoArrays = dict[str, Any]
+
+
+class MarketModel(Protocol):
+    """What a finance env's model provides, for any number of envs ``N``."""
+
+    def reset(
+        self,
+        indices: np.ndarray,
+        options: list[dict[str, Any] | None],
+        rng: np.random.Generator,
+    ) -> InfoArrays:
+        """Start episodes for ``indices``; return their info arrays (leading axis
+        ``len(indices)``)."""
+        ...
+
+    def observe(self) -> np.ndarray:
+        """Every env's observation, a new array with a leading ``N`` axis."""
+        ...
+
+    def step(
+        self, actions: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, InfoArrays]:
+        """Advance every env: ``(rewards, terminated, truncated, infos)``, leading axis ``N``.
+        Info arrays that only some envs have this step are masked arrays (masked: absent)."""
+        ...
+
+
+class FinanceEnv(Env[np.ndarray, Any]):
+    """Base of the single finance envs.
+
+    Subclasses declare ``parameters`` (every parameter name; read-only ones as
+    :class:`ReadOnly`, changeable ones as :class:`Parameter`) and ``state_attributes`` (names
+    of the model's state arrays with a leading N axis, exposed read-only as env 0's row), set
+    their parameters and spaces, then call ``super().__init__(render_mode)``, and implement
+    :meth:`_make_model`.
+    ``render_mode="ansi"`` makes :meth:`render` return one line describing the last step.
+    """
+
+    metadata = ReadOnly("it describes the env class", {"render_modes": ["ansi"]})  # type: ignore[assignment]
+    parameters: ClassVar[tuple[str, ...]] = ("metadata",)
+    state_attributes: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in cls.state_attributes:
+            if name not in cls.__dict__:
+                setattr(cls, name, property(_state_scalar(name), doc=f"This env's {name}."))
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f'render_mode must be None or "ansi", got {render_mode!r}')
+        self.render_mode = render_mode
+        self._model = self._make_one_model()
+        self._last: ResetResult | StepResult = ResetResult(None, {})
+        self._indices = np.zeros(1, dtype=np.int64)
+
+    def _make_model(self, num_envs: int) -> MarketModel:
+        """The market model for ``num_envs`` envs, reading its parameters from ``self``."""
+        raise NotImplementedError
+
+    def _make_one_model(self) -> MarketModel:
+        """The model this single env drives: the array model with ``num_envs=1``. A subclass
+        may return a scalar form of it instead, with a test proving they agree exactly."""
+        return self._make_model(1)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> ResetResult:
+        self._set_rng(seed)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
+        info = _row(self._model.reset(self._indices, [options], self.rng))
+        self._last = ResetResult(self._model.observe()[0], info)
+        return self._last
+
+    def step(self, action: Any) -> StepResult:
+        rewards, terminated, truncated, infos = self._model.step(np.asarray([action]), self.rng)
+        result = StepResult(
+            self._model.observe()[0],
+            float(rewards[0]),
+            bool(terminated[0]),
+            bool(truncated[0]),
+            _row(infos),
+        )
+        self._last = result
+        return result
+
+    def render(self) -> str | None:
+        """``render_mode="ansi"``: one line with the last step's figures; else None."""
+        if self.render_mode != "ansi":
+            return None
+        last = self._last
+        if isinstance(last, ResetResult):
+            return _describe(last.info)
+        return f"{_describe(last.info)} reward={last.reward:+.6f}"
+
+
+def _state_scalar(name: str) -> Callable[[FinanceEnv], Any]:
+    def read(env: FinanceEnv) -> Any:
+        value = getattr(env._model, name)
+        if isinstance(value, np.ndarray):  # the array model's state: env 0's row
+            value = value[0]
+            return value.item() if value.ndim == 0 else value.copy()
+        return value  # a scalar model's Python scalar
+
+    return read
+
+
+def _row(arrays: InfoArrays) -> dict[str, Any]:
+    """Env 0's info from the model's info arrays: a masked row has no key."""
+    info = {}
+    for key, value in arrays.items():
+        if isinstance(value, np.ma.MaskedArray):
+            if np.ma.getmaskarray(value)[0]:
+                continue
+            value = value.data
+        item = value[0]
+        info[key] = item.item() if np.ndim(item) == 0 else item
+    return info
+
+
+def _describe(info: dict[str, Any]) -> str:
+    """``key=value`` for every scalar of the info, in the info's order."""
+    return " ".join(
+        f"{key}={value:.6g}" if isinstance(value, float) else f"{key}={value}"
+        for key, value in info.items()
+        if isinstance(value, int | float | str)
+    )

@@ -1,0 +1,186 @@
+"""Portfolio-v0: allocate wealth between n assets and cash by target weights."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from sekai.envs.finance._history_env import HistoryEnv
+from sekai.envs.finance._parameters import (
+    Parameter,
+    ReadOnly,
+    check_float,
+    check_int,
+)
+from sekai.envs.finance._single import MarketModel
+from sekai.finance.costs import CostModel
+from sekai.finance.history import log_returns, price_history
+from sekai.finance.portfolio import PortfolioModel
+from sekai.finance.samplers import EpisodeSampler
+from sekai.finance.weights import PortfolioWeights
+from sekai.spaces import Box
+
+
+class PortfolioEnv(HistoryEnv):
+    """Target weights of ``n_assets`` assets and cash each step; see
+    :mod:`sekai.finance.portfolio` for the model.
+
+    Parameters (wealth starts at 1.0; money amounts are in those units):
+
+    - ``n_assets`` (default 5);
+    - ``prices``: a ``(T, n_assets)`` history of positive prices, or None (default) to simulate
+      correlated geometric Brownian motions with ``mu`` (annual drift, default 0.05),
+      ``sigma`` (annual volatility, default 0.2), each a number or one per asset,
+      ``correlation`` (of every pair, default 0.3, or an ``(n_assets, n_assets)`` positive
+      definite matrix) and ``dt`` (years per step, default 1/252);
+    - ``lookback`` (bars, default 10) and ``episode_length`` (steps, default 252);
+    - ``sampler``: where episodes start in ``prices`` (as Trading-v0);
+    - ``transaction_cost`` (fraction of traded value, default 0.001) or ``cost_model``;
+    - ``allow_short`` (default False) and ``max_leverage`` (default 1.0): with shorts, the
+      assets' gross exposure ``sum(|w|)`` may be up to ``max_leverage``;
+    - ``periods_per_year`` (default 252), ``render_mode`` (None or ``"ansi"``).
+
+    Action: :class:`~sekai.finance.weights.PortfolioWeights`, ``n_assets + 1`` weights (cash
+    last) summing to 1. Observation: float32 ``(lookback * n_assets + n_assets + 1,)``, the
+    last ``lookback`` log returns of every asset (bar-major, oldest first) then the current
+    weights. Reward: the log change of wealth, net of costs. Info: ``timestamp``, ``wealth``,
+    ``weights`` (after the step's price move), ``cost``; at an episode's end also the episode
+    figures of :mod:`sekai.finance.metrics`.
+    """
+
+    parameters: ClassVar[tuple[str, ...]] = (
+        *HistoryEnv.parameters,
+        "n_assets",
+        "mu",
+        "sigma",
+        "correlation",
+        "dt",
+        "max_leverage",
+    )
+    state_attributes: ClassVar[tuple[str, ...]] = ("wealth", "weights", "price", "timestamp")
+
+    n_assets = ReadOnly("it fixes the spaces' shapes")
+    max_leverage = ReadOnly("it fixes the action space")
+    dt = Parameter(lambda value: _positive("dt", value))
+
+    def __init__(
+        self,
+        n_assets: int | None = None,
+        *,
+        prices: Any = None,
+        mu: Any = 0.05,
+        sigma: Any = 0.2,
+        correlation: Any = 0.3,
+        dt: float = 1 / 252,
+        lookback: int = 10,
+        episode_length: int = 252,
+        sampler: EpisodeSampler | str | None = None,
+        transaction_cost: float | None = None,
+        cost_model: CostModel | None = None,
+        allow_short: bool = False,
+        max_leverage: float = 1.0,
+        periods_per_year: float = 252.0,
+        render_mode: str | None = None,
+    ) -> None:
+        self._set_shared_parameters(
+            lookback,
+            episode_length,
+            sampler,
+            transaction_cost,
+            cost_model,
+            allow_short,
+            periods_per_year,
+        )
+        if prices is None:
+            self._n_assets = check_int("n_assets", 5 if n_assets is None else n_assets, 1)
+            self._prices: np.ndarray | None = None
+            self._returns: np.ndarray | None = None
+        else:
+            minimum = self._lookback + self._episode_length + 1
+            self._prices = price_history(prices, ndim=2, min_length=minimum)
+            self._returns = log_returns(self._prices)
+            self._n_assets = self._prices.shape[1]
+            if n_assets is not None and n_assets != self._n_assets:
+                raise ValueError(
+                    f"n_assets={n_assets!r} but prices has {self._n_assets} columns (assets)"
+                )
+        self._max_leverage = _positive("max_leverage", max_leverage)
+        self.mu = mu
+        self.sigma = sigma
+        self.correlation = correlation
+        self.dt = dt
+        size = (self._lookback + 1) * self._n_assets + 1
+        self.observation_space = Box(-np.inf, np.inf, shape=(size,))
+        self.action_space = PortfolioWeights(
+            self._n_assets, self._max_leverage if self._allow_short else None
+        )
+        super().__init__(render_mode)
+
+    @property
+    def mu(self) -> Any:
+        """Annual drift of the simulated prices: a number or one per asset."""
+        return self._mu
+
+    @mu.setter
+    def mu(self, value: Any) -> None:
+        self._mu = self._per_asset("mu", value, -np.inf)
+
+    @property
+    def sigma(self) -> Any:
+        """Annual volatility of the simulated prices: a number or one per asset, >= 0."""
+        return self._sigma
+
+    @sigma.setter
+    def sigma(self, value: Any) -> None:
+        self._sigma = self._per_asset("sigma", value, 0.0)
+
+    @property
+    def correlation(self) -> Any:
+        """Correlation of the simulated Brownian motions: one for every pair, or a matrix."""
+        return self._correlation
+
+    @correlation.setter
+    def correlation(self, value: Any) -> None:
+        n = self._n_assets
+        matrix = np.array(value, dtype=np.float64)
+        if matrix.ndim == 0:
+            matrix = np.full((n, n), float(matrix))
+            np.fill_diagonal(matrix, 1.0)
+        valid = (
+            matrix.shape == (n, n)
+            and np.isfinite(matrix).all()
+            and np.allclose(matrix, matrix.T)
+            and np.allclose(np.diag(matrix), 1.0)
+            and np.linalg.eigvalsh(matrix).min() > 1e-12
+        )
+        if not valid:
+            raise ValueError(
+                f"correlation must be a number or an ({n}, {n}) symmetric positive definite "
+                f"matrix with ones on the diagonal, got {value!r}"
+            )
+        self._correlation_matrix = matrix
+        self._correlation = value
+
+    def _per_asset(self, name: str, value: Any, minimum: float) -> Any:
+        array = np.array(value, dtype=np.float64)
+        if (
+            array.shape not in ((), (self._n_assets,))
+            or not (np.isfinite(array) & (array >= minimum)).all()
+        ):
+            bound = "" if minimum == -np.inf else f" of at least {minimum}"
+            raise ValueError(
+                f"{name} must be a finite number{bound} or {self._n_assets} of them (one per "
+                f"asset), got {value!r}"
+            )
+        return float(array) if array.ndim == 0 else array
+
+    def _make_model(self, num_envs: int) -> MarketModel:
+        return PortfolioModel(self, num_envs)
+
+
+def _positive(name: str, value: Any) -> float:
+    number = check_float(name, value, 0.0)
+    if number == 0.0:
+        raise ValueError(f"{name} must be positive, got {value!r}")
+    return number

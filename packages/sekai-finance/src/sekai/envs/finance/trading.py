@@ -1,0 +1,118 @@
+"""Trading-v0: trade one asset on a price history by choosing a target position."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, ClassVar
+
+import numpy as np
+
+from sekai.core import StepResult
+from sekai.envs.finance._history_env import HistoryEnv
+from sekai.envs.finance._single import MarketModel
+from sekai.finance.costs import CostModel
+from sekai.finance.history import log_returns, price_history
+from sekai.finance.samplers import EpisodeSampler
+from sekai.finance.trading import TradingModel, TradingModelOne
+from sekai.spaces import Box, Discrete
+
+
+class TradingEnv(HistoryEnv):
+    """One asset, a target position each bar; see :mod:`sekai.finance.trading` for the model.
+
+    Parameters (equity starts at 1.0; money amounts are in those units):
+
+    - ``prices``: the price history, a 1-D array or pandas Series of positive finite prices
+      (default: a fixed synthetic path of 2,521 daily bars, seeded, the same for every env);
+    - ``lookback`` (bars, default 10): log returns in the observation; the first decision is at
+      bar ``lookback``;
+    - ``episode_length`` (steps, default 252): steps per episode, then truncated;
+    - ``sampler``: where episodes start (default random; ``"sequential"``, a
+      :class:`~sekai.finance.SequentialStart` or any :class:`~sekai.finance.EpisodeSampler`);
+      ``reset(options={"start": t})`` starts at decision bar ``t``;
+    - ``transaction_cost`` (fraction of traded value, default 0.001) or ``cost_model`` (any cost
+      model of :mod:`sekai.finance.costs`), not both;
+    - ``allow_short`` (default False): actions ``Discrete(3, start=-1)`` (short, flat, long)
+      instead of ``Discrete(2)`` (flat, long);
+    - ``periods_per_year`` (default 252): annualises the episode's Sharpe ratio;
+    - ``render_mode``: None or ``"ansi"``.
+
+    Observation: float32 ``(lookback + 1,)``, the last ``lookback`` log returns (oldest first,
+    the last one ending at the decision bar) and the current position. Reward: the log change of
+    equity over the step, net of costs. Info: ``timestamp`` (index of the decision bar),
+    ``price``, ``position``, ``equity``, ``cost`` (of this step's trade); at an episode's end
+    also ``episode_return``, ``sharpe``, ``max_drawdown``, ``turnover``.
+    """
+
+    state_attributes: ClassVar[tuple[str, ...]] = ("equity", "position", "price", "timestamp")
+
+    def __init__(
+        self,
+        prices: Any = None,
+        *,
+        lookback: int = 10,
+        episode_length: int = 252,
+        sampler: EpisodeSampler | str | None = None,
+        transaction_cost: float | None = None,
+        cost_model: CostModel | None = None,
+        allow_short: bool = False,
+        periods_per_year: float = 252.0,
+        render_mode: str | None = None,
+    ) -> None:
+        self._set_shared_parameters(
+            lookback,
+            episode_length,
+            sampler,
+            transaction_cost,
+            cost_model,
+            allow_short,
+            periods_per_year,
+        )
+        minimum = self._lookback + self._episode_length + 1
+        self._prices = (
+            _synthetic_prices()
+            if prices is None
+            else price_history(prices, ndim=1, min_length=minimum)
+        )
+        if len(self._prices) < minimum:
+            raise ValueError(
+                f"lookback={lookback} and episode_length={episode_length} need "
+                f"{minimum} bars, but the default prices have {len(self._prices)}; pass prices="
+            )
+        self._returns = _returns_of(self._prices)
+        self.observation_space = Box(-np.inf, np.inf, shape=(self._lookback + 1,))
+        self.action_space = Discrete(3, start=-1) if self._allow_short else Discrete(2)
+        super().__init__(render_mode)
+
+    def _make_model(self, num_envs: int) -> MarketModel:
+        return TradingModel(self, num_envs)
+
+    def _make_one_model(self) -> TradingModelOne:
+        return TradingModelOne(self)
+
+    def step(self, action: Any) -> StepResult:
+        """The scalar fast path of :class:`~sekai.finance.trading.TradingModelOne`."""
+        result: StepResult = self._model.step_one(action)  # type: ignore[attr-defined]
+        self._last = result
+        return result
+
+
+@functools.cache
+def _synthetic_prices() -> np.ndarray:
+    """The default history: 2,521 daily closes of a geometric Brownian motion (8% drift, 20%
+    volatility a year) from 100, always drawn from seed 0."""
+    rng = np.random.default_rng(0)
+    daily = rng.normal(0.08 / 252 - 0.5 * 0.2**2 / 252, 0.2 / np.sqrt(252), size=2520)
+    path = 100.0 * np.exp(np.concatenate([[0.0], np.cumsum(daily)]))
+    path.flags.writeable = False
+    return path
+
+
+def _returns_of(prices: np.ndarray) -> np.ndarray:
+    """Log returns; the default history's are computed once and shared."""
+    return _synthetic_returns() if prices is _synthetic_prices() else log_returns(prices)
+
+
+@functools.cache
+def _synthetic_returns() -> np.ndarray:
+    return log_returns(_synthetic_prices())

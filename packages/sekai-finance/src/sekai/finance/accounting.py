@@ -1,0 +1,130 @@
+"""Cash-and-shares accounting shared by the trading envs, over a leading env axis.
+
+An account holds ``cash`` (N,) and ``shares`` (N, A). Trading to target weights of equity is
+sized on equity *net of the trade's own cost*, so a fully invested long-only account never
+borrows to pay its costs (the FinRL #481 bug); every fill conserves value: cash changes by
+exactly minus the traded value minus the cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["RUIN", "Account", "check_costs", "settle", "size_one"]
+
+RUIN = 1e-9
+"""Equity at or below this (starting equity is 1.0) ends the episode: the account is ruined."""
+
+_TOLERANCE = 1e-13  # of equity: how exactly a trade is sized net of its own cost
+_MAX_ROUNDS = 50
+
+
+class Account:
+    """Cash and share holdings of ``num_envs`` accounts in ``n_assets`` assets."""
+
+    def __init__(self, num_envs: int, n_assets: int) -> None:
+        self.cash = np.ones(num_envs)
+        self.shares = np.zeros((num_envs, n_assets))
+
+    def reset(self, indices: np.ndarray) -> None:
+        """All cash, equity 1.0, for the accounts in ``indices``."""
+        self.cash[indices] = 1.0
+        self.shares[indices] = 0.0
+
+    def equity(self, prices: np.ndarray) -> np.ndarray:
+        """Cash plus holdings marked at ``prices`` (N, A)."""
+        return self.cash + (self.shares * prices).sum(axis=1)
+
+    def trade_to(
+        self,
+        prices: np.ndarray,
+        equity: np.ndarray,
+        weights: np.ndarray,
+        cost_model: Callable[[np.ndarray], np.ndarray],
+        keep: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Trade every account to hold ``weights`` (N, A) of its net-of-cost equity in each
+        asset (rows where ``keep`` is True do not trade). Returns ``(cost, traded_value)``,
+        shapes (N,) and (N,); cost is never negative.
+
+        Net equity ``x`` solves ``x + cost(|weights * x - holdings|) = equity``, by secant
+        steps from ``x = equity``: exact after one step for proportional costs whose trade
+        directions do not change, and to 1e-13 of equity for any cost model whose marginal
+        rate is below 1. So a fully invested account's cash is never below -1e-13 * equity.
+        """
+        holdings = self.shares * prices
+        tolerance = _TOLERANCE * equity
+
+        def residual(net: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            target = weights * net[:, None]
+            if keep is not None:
+                target = np.where(keep[:, None], holdings, target)
+            traded = np.abs(target - holdings)
+            cost = np.asarray(cost_model(traded), dtype=np.float64)
+            return cost, target, traded
+
+        previous_net = equity
+        previous_f, target, traded = residual(previous_net)  # the residual at equity: the cost
+        net = equity - previous_f
+        for _ in range(_MAX_ROUNDS):
+            cost, target, traded = residual(net)
+            f = net + cost - equity
+            if (np.abs(f) <= tolerance).all():
+                break
+            step = net - previous_net
+            slope = np.divide(f - previous_f, step, out=np.ones_like(f), where=step != 0.0)
+            previous_net, previous_f = net, f
+            net = net - f / slope
+        else:
+            raise ValueError(
+                "sizing a trade net of its cost did not converge: the cost model's marginal "
+                "rate must stay below 1 (a trade must not cost more than its value)"
+            )
+        check_costs(cost, len(equity))
+        self.cash -= (target - holdings).sum(axis=1) + cost
+        shares = target / prices
+        self.shares = shares if keep is None else np.where(keep[:, None], self.shares, shares)
+        return cost, traded.sum(axis=1)
+
+
+def settle(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A step's rewards ``log(after / before)`` of equity, net of costs, with ``after`` floored
+    at :data:`RUIN`, and which accounts are ruined (their episode terminates)."""
+    return np.log(np.maximum(after, RUIN) / before), after <= RUIN
+
+
+def size_one(
+    equity: float, holdings: float, weight: float, cost_of: Callable[[float], float]
+) -> tuple[float, float, float]:
+    """:meth:`Account.trade_to` for one account in one asset, with Python floats and the same
+    operations in the same order (the single envs' fast path; a test proves they agree).
+    Returns ``(target holding, cost, traded value)``."""
+    tolerance = _TOLERANCE * equity
+    previous_net = equity
+    previous_f = cost_of(abs(weight * previous_net - holdings))
+    net = equity - previous_f
+    for _ in range(_MAX_ROUNDS):
+        target = weight * net
+        traded = abs(target - holdings)
+        cost = cost_of(traded)
+        f = net + cost - equity
+        if abs(f) <= tolerance:
+            return target, cost, traded
+        step = net - previous_net
+        slope = (f - previous_f) / step if step != 0.0 else 1.0
+        previous_net, previous_f = net, f
+        net = net - f / slope
+    raise ValueError(
+        "sizing a trade net of its cost did not converge: the cost model's marginal rate "
+        "must stay below 1 (a trade must not cost more than its value)"
+    )
+
+
+def check_costs(cost: np.ndarray, num_envs: int) -> None:
+    """A cost model's result must be ``num_envs`` finite, non-negative costs."""
+    if cost.shape != (num_envs,) or not (np.isfinite(cost) & (cost >= 0.0)).all():
+        raise ValueError(
+            f"a cost model must return {num_envs} finite non-negative costs, got {cost!r}"
+        )

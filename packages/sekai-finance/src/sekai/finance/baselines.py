@@ -1,0 +1,189 @@
+"""Baseline policies: the benchmarks an agent must beat. Each is batched: a batch of
+observations ``(N, ...)`` in, a batch of actions out, so it drives a native vector env (or a
+single env, given a batch of one) at array speed.
+
+- :class:`BuyAndHold`: Trading-v0 long from the first bar; Portfolio-v0 equal weights once,
+  then the observed (drifted) weights as targets, so it trades only the float32 rounding of
+  the observation: its wealth is within about 1e-8 of an exact buy-and-hold's.
+- :class:`EqualWeight`: Portfolio-v0 rebalanced to ``1 / n_assets`` of wealth in every asset
+  each step (the "1/N" portfolio of DeMiguel, Garlappi and Uppal, Rev. Financial Studies 2009).
+- :class:`AvellanedaStoikov`: MarketMaking-v0 quoted by Avellaneda and Stoikov's closed form.
+- :class:`TWAP` and :class:`AlmgrenChriss`: OptimalExecution-v0 traded evenly, or by Almgren and
+  Chriss's mean-variance optimal schedule.
+
+The ``for_env(env)`` constructors read the parameters from a single env or a native vector
+env's ``template``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from sekai.finance.weights import PortfolioWeights
+from sekai.spaces import Discrete
+
+__all__ = ["TWAP", "AlmgrenChriss", "AvellanedaStoikov", "BuyAndHold", "EqualWeight"]
+
+
+class BuyAndHold:
+    """Buy at the first step, then hold. ``action_space`` is the env's: ``Discrete`` (a
+    Trading-v0 position) or :class:`PortfolioWeights` (Portfolio-v0)."""
+
+    def __init__(self, action_space: Any) -> None:
+        if not isinstance(action_space, Discrete | PortfolioWeights):
+            raise TypeError(
+                "BuyAndHold takes Trading-v0's Discrete or Portfolio-v0's PortfolioWeights "
+                f"action space, got {action_space!r}"
+            )
+        self.action_space = action_space
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        observations = np.asarray(observations)
+        if isinstance(self.action_space, Discrete):
+            return np.ones(len(observations), dtype=np.int64)
+        weights = observations[:, -(self.action_space.n_assets + 1) :].astype(np.float64)
+        if self.action_space.max_leverage is None:
+            weights = np.maximum(weights, 0.0)  # a float rounding of 0 may come out as -1e-17
+        weights /= weights.sum(axis=1, keepdims=True)
+        all_cash = weights[:, -1] == 1.0  # the first step of an episode
+        equal = EqualWeight(self.action_space)(observations)
+        return np.where(all_cash[:, None], equal, weights)
+
+
+class EqualWeight:
+    """Rebalance to ``1 / n_assets`` of wealth in every asset, no cash, every step."""
+
+    def __init__(self, action_space: PortfolioWeights) -> None:
+        if not isinstance(action_space, PortfolioWeights):
+            raise TypeError(
+                f"EqualWeight takes Portfolio-v0's PortfolioWeights space, got {action_space!r}"
+            )
+        n = action_space.n_assets
+        self.weights = np.append(np.full(n, 1.0 / n), 0.0)
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        return np.tile(self.weights, (len(observations), 1))
+
+
+def _template(env: Any) -> Any:
+    """The object holding an env's parameters: a native vector env's template, else the env."""
+    template = getattr(env, "template", None)
+    return template if template is not None else env.unwrapped
+
+
+def _steps_left(time_remaining: np.ndarray, dt: float) -> np.ndarray:
+    """Whole steps left, from a time remaining that may carry float32 rounding; at least 1."""
+    return np.maximum(np.rint(np.asarray(time_remaining, np.float64) / dt), 1.0)
+
+
+class AvellanedaStoikov:
+    """Avellaneda-Stoikov's closed-form quotes for MarketMaking-v0 observations.
+
+    With inventory ``q`` and time remaining ``T - t`` the dealer quotes around the reservation
+    price ``r = S - q * gamma * sigma**2 * (T - t)`` with the total spread
+    ``gamma * sigma**2 * (T - t) + (2 / gamma) * log(1 + gamma / k)``, ``gamma`` being the
+    dealer's risk aversion (per price unit) and ``k`` the market's depth decay. The depths are
+    clipped to the action space ``[0, max_depth]``.
+    """
+
+    def __init__(
+        self, risk_aversion: float, sigma: float, depth_decay: float, max_depth: float
+    ) -> None:
+        if not risk_aversion > 0 or not math.isfinite(risk_aversion):
+            raise ValueError(f"risk_aversion must be positive and finite, got {risk_aversion!r}")
+        self.risk_aversion = risk_aversion
+        self.sigma = sigma
+        self.depth_decay = depth_decay
+        self.max_depth = max_depth
+
+    @classmethod
+    def for_env(cls, env: Any, risk_aversion: float = 0.1) -> AvellanedaStoikov:
+        """The quotes for a MarketMaking-v0 env (or its native vector env)."""
+        params = _template(env)
+        return cls(risk_aversion, params.sigma, params.depth_decay, params.max_depth)
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        """Bid and ask depths, shape (N, 2), for observations ``[inventory, time_remaining]``."""
+        observations = np.asarray(observations, np.float64)
+        inventory, time_remaining = observations[:, 0], observations[:, 1]
+        gamma = self.risk_aversion
+        risk = gamma * self.sigma**2 * time_remaining
+        half_spread = 0.5 * (risk + (2.0 / gamma) * math.log1p(gamma / self.depth_decay))
+        skew = inventory * risk  # mid minus reservation price
+        depths = np.stack([half_spread + skew, half_spread - skew], axis=1)
+        return np.clip(depths, 0.0, self.max_depth).astype(np.float32)
+
+
+class TWAP:
+    """Time-weighted average price for OptimalExecution-v0: the same number of shares every
+    step, i.e. ``1 / steps_left`` of what remains."""
+
+    def __init__(self, dt: float) -> None:
+        self.dt = dt
+
+    @classmethod
+    def for_env(cls, env: Any) -> TWAP:
+        """TWAP for an OptimalExecution-v0 env (or its native vector env)."""
+        return cls(_template(env).dt)
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        """Fractions of the remaining shares, shape (N, 1), from ``observations[:, 1]``."""
+        steps_left = _steps_left(np.asarray(observations)[:, 1], self.dt)
+        return (1.0 / steps_left)[:, None].astype(np.float32)
+
+
+class AlmgrenChriss:
+    """Almgren-Chriss's optimal liquidation schedule for OptimalExecution-v0 observations.
+
+    It minimises ``E[shortfall] + risk_aversion * Var[shortfall]``: the shares held at time
+    ``t`` are ``X * sinh(kappa * (T - t)) / sinh(kappa * T)``, where ``kappa`` solves
+    ``2 (cosh(kappa * dt) - 1) / dt**2 = risk_aversion * sigma**2 / (eta - gamma * dt / 2)``
+    (``eta`` the temporary and ``gamma`` the permanent impact). As ``risk_aversion`` goes to 0 it
+    becomes TWAP.
+    """
+
+    def __init__(
+        self,
+        dt: float,
+        sigma: float,
+        temporary_impact: float,
+        permanent_impact: float,
+        risk_aversion: float,
+    ) -> None:
+        adjusted_impact = temporary_impact - 0.5 * permanent_impact * dt
+        if not adjusted_impact > 0:
+            raise ValueError(
+                "AlmgrenChriss needs temporary_impact > permanent_impact * dt / 2, got "
+                f"temporary_impact={temporary_impact!r}, permanent_impact={permanent_impact!r}, "
+                f"dt={dt!r}"
+            )
+        if not risk_aversion >= 0:
+            raise ValueError(f"risk_aversion must be non-negative, got {risk_aversion!r}")
+        self.dt = dt
+        kappa_tilde_squared = risk_aversion * sigma**2 / adjusted_impact
+        self.kappa = math.acosh(1.0 + 0.5 * kappa_tilde_squared * dt**2) / dt
+
+    @classmethod
+    def for_env(cls, env: Any, risk_aversion: float | None = None) -> AlmgrenChriss:
+        """The schedule for an OptimalExecution-v0 env (or its native vector env), with the
+        env's ``risk_aversion`` unless one is given."""
+        params = _template(env)
+        return cls(
+            params.dt,
+            params.sigma,
+            params.temporary_impact,
+            params.permanent_impact,
+            params.risk_aversion if risk_aversion is None else risk_aversion,
+        )
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        """Fractions of the remaining shares, shape (N, 1), from ``observations[:, 1]``."""
+        left = _steps_left(np.asarray(observations)[:, 1], self.dt) * self.dt
+        if self.kappa == 0.0:
+            keep = (left - self.dt) / left
+        else:
+            keep = np.sinh(self.kappa * (left - self.dt)) / np.sinh(self.kappa * left)
+        return (1.0 - keep)[:, None].astype(np.float32)

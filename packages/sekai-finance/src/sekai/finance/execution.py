@@ -1,0 +1,160 @@
+"""The OptimalExecution-v0 market model (Almgren-Chriss), over a leading env axis.
+
+Almgren, R. and Chriss, N. (2000), "Optimal execution of portfolio transactions", Journal of Risk
+3(2), 5-39. A trader must sell (``side=+1``) or buy (``side=-1``) a block of ``shares`` over
+``episode_length`` steps of length ``tau`` (``dt``). Trading ``n`` shares in a step fills at
+
+    S - side * (epsilon + eta * n / tau)        (temporary impact: this trade only)
+
+and then moves the price for good,
+
+    S <- S + sigma * sqrt(tau) * shock - side * gamma * n       (permanent impact),
+
+so a step's fill never depends on its own price move. The step's PnL is the change in the
+equity ``cash + side * remaining * S`` (the block still held, or still owed, marked at the
+price); an episode's PnL sums to minus the implementation shortfall
+``side * (shares * S0 - sum(n * fill price))``. The reward subtracts Almgren and Chriss's risk
+term ``lambda * sigma**2 * tau * remaining**2``, the variance the unexecuted shares carry over
+the next step (zero with ``lambda = 0``). The last step trades whatever remains, with its impact
+cost, whatever the action. The episode figures measure PnL against the block's arrival value
+``shares * S0``: ``episode_return`` is minus the shortfall as a fraction of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from sekai.finance._actions import check_box_actions
+from sekai.finance.accounting import RUIN
+from sekai.finance.metrics import EpisodeMetrics
+
+__all__ = ["SIDES", "ExecutionModel", "ExecutionStep"]
+
+SIDES = {"sell": 1, "buy": -1}
+
+
+class ExecutionStep(NamedTuple):
+    """What one step did, per env: shares traded, their fill price, the impact cost (what the
+    trade paid against the pre-trade price, never negative), PnL, risk term, and the equity
+    after the step."""
+
+    traded: np.ndarray
+    fill_price: np.ndarray
+    cost: np.ndarray
+    pnl: np.ndarray
+    risk: np.ndarray
+    equity: np.ndarray
+
+
+class ExecutionModel:
+    """State of ``num_envs`` traders; reads its parameters from ``params`` every step
+    (``shares``, ``side``, ``start_price``, ``sigma``, ``dt``, ``episode_length``,
+    ``temporary_impact``, ``permanent_impact``, ``half_spread``, ``risk_aversion``)."""
+
+    def __init__(self, params: Any, num_envs: int) -> None:
+        self.params = params
+        self.side = SIDES[params.side]
+        self.price = np.zeros(num_envs)
+        self.arrival_price = np.zeros(num_envs)
+        self.cash = np.zeros(num_envs)
+        self.remaining = np.zeros(num_envs)
+        self.steps = np.zeros(num_envs, dtype=np.int64)
+        self.metrics = EpisodeMetrics(num_envs)
+
+    @property
+    def position(self) -> np.ndarray:
+        """Shares held: ``remaining`` when selling, ``-remaining`` (still owed) when buying."""
+        return self.side * self.remaining
+
+    @property
+    def equity(self) -> np.ndarray:
+        """Cash plus the position at the price."""
+        return self.cash + self.side * self.remaining * self.price
+
+    @property
+    def time_remaining(self) -> np.ndarray:
+        """Days (time units of ``dt``) left in each env's episode."""
+        return (self.params.episode_length - self.steps) * self.params.dt
+
+    def reset(
+        self,
+        indices: np.ndarray,
+        options: list[dict[str, Any] | None],
+        rng: np.random.Generator,
+    ) -> dict[str, Any]:
+        if any(options):
+            raise ValueError(f"OptimalExecution-v0 takes no reset options, got {options!r}")
+        self.price[indices] = self.params.start_price
+        self.arrival_price[indices] = self.params.start_price
+        self.cash[indices] = 0.0
+        self.remaining[indices] = self.params.shares
+        self.steps[indices] = 0
+        self.metrics.reset(indices)
+        return {
+            "price": self.price[indices],
+            "remaining": self.remaining[indices],
+            "position": self.position[indices],
+            "cash": self.cash[indices],
+            "equity": self.equity[indices],
+            "time_remaining": self.time_remaining[indices],
+        }
+
+    def observe(self) -> np.ndarray:
+        """``[remaining / shares, time_remaining, price / arrival price - 1]``, float32."""
+        return np.stack(
+            [
+                self.remaining / self.params.shares,
+                self.time_remaining,
+                self.price / self.arrival_price - 1.0,
+            ],
+            axis=1,
+        ).astype(np.float32)
+
+    def step(
+        self, actions: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        params = self.params
+        n = len(self.price)
+        fraction = check_box_actions(actions, 0.0, 1.0, (n, 1), "fractions of the remaining shares")
+        done = self.advance(fraction[:, 0], rng.standard_normal(n))
+        # the figures' wealth: the block's arrival value plus the PnL so far
+        notional = params.shares * self.arrival_price
+        after = np.maximum(done.equity + (1 - self.side) * notional, RUIN)
+        before = np.maximum(after - done.pnl, RUIN)
+        self.metrics.update(np.log(after / before), done.traded * done.fill_price / before)
+        terminated = self.steps >= params.episode_length
+        infos = {
+            **done._asdict(),
+            "price": self.price.copy(),  # copies: a reset changes the state in place
+            "remaining": self.remaining.copy(),
+            "position": self.position,
+            "cash": self.cash.copy(),
+            "time_remaining": self.time_remaining,
+        }
+        infos.update(self.metrics.final_infos(terminated, 252.0 / params.dt))
+        truncated = np.zeros(n, dtype=bool)
+        return done.pnl - done.risk, terminated, truncated, infos
+
+    def advance(self, fraction: np.ndarray, shocks: np.ndarray) -> ExecutionStep:
+        """One step of every env with the given draws: trade ``fraction`` (N,) of the remaining
+        shares (all of them on the last step), then move the price by ``shocks`` (N,) standard
+        normals and the permanent impact."""
+        params = self.params
+        side, tau = self.side, params.dt
+        equity_before = self.equity
+        last = self.steps + 1 >= params.episode_length
+        traded = np.where(last, self.remaining, fraction * self.remaining)
+        slippage = np.where(traded > 0, params.half_spread, 0.0)
+        slippage += params.temporary_impact * traded / tau
+        fill_price = self.price - side * slippage
+        self.cash += side * traded * fill_price
+        self.remaining -= traded  # exactly zero after the last step: x - x == 0
+        self.price += params.sigma * np.sqrt(tau) * shocks - side * params.permanent_impact * traded
+        self.steps += 1
+        equity = self.equity
+        risk = params.risk_aversion * params.sigma**2 * tau * self.remaining**2
+        return ExecutionStep(
+            traded, fill_price, traded * slippage, equity - equity_before, risk, equity
+        )

@@ -1,0 +1,260 @@
+"""The Trading-v0 market model: one asset on a shared price history, over a leading env axis.
+
+At decision bar ``t`` an env observes the last ``lookback`` log returns up to and including bar
+``t`` (``log(p[t] / p[t-1])`` and earlier) and its position, then chooses a target position:
+-1 (short), 0 (flat) or 1 (long) times its equity. A change of position trades at ``p[t]``,
+sized on equity net of the trade's cost; an unchanged position does not trade, so its exposure
+drifts with the price. The reward is ``log(equity[t+1] / equity[t])``: every step's cost and
+the marking of the holding at ``p[t+1]``, short positions included. An episode lasts
+``episode_length`` steps (then truncated) unless equity falls to ruin (terminated).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, cast
+
+import numpy as np
+
+from sekai.core import StepResult
+from sekai.finance.accounting import RUIN, Account, check_costs, settle, size_one
+from sekai.finance.costs import SCALAR_COST_MODELS
+from sekai.finance.history import EpisodeStarts
+from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
+
+__all__ = ["TradingModel", "TradingModelOne"]
+
+_ENDED = "the episode has ended (episode_length steps); call reset() before stepping again"
+
+
+class TradingModel:
+    """State of ``num_envs`` Trading-v0 envs; reads its parameters from ``params`` every step
+    (``prices``, ``lookback``, ``episode_length``, ``allow_short``, ``cost_model``, ``sampler``,
+    ``periods_per_year``). The history is shared, never copied: the state is O(num_envs)."""
+
+    def __init__(self, params: Any, num_envs: int) -> None:
+        self.params = params
+        self.history: np.ndarray = params.prices
+        self.returns: np.ndarray = params._returns
+        self.account = Account(num_envs, 1)
+        self.metrics = EpisodeMetrics(num_envs)
+        self.starts = EpisodeStarts(params, num_envs)
+        self.timestamp = np.zeros(num_envs, dtype=np.int64)
+        self.end = np.zeros(num_envs, dtype=np.int64)
+        self.position = np.zeros(num_envs, dtype=np.int64)
+        self.equity = np.ones(num_envs)
+        self.price = np.zeros(num_envs)
+        self.window = np.arange(1 - params.lookback, 1)
+
+    def reset(
+        self,
+        indices: np.ndarray,
+        options: list[dict[str, Any] | None],
+        rng: np.random.Generator,
+    ) -> dict[str, Any]:
+        length = self.params.episode_length
+        first, last = self.params.lookback, len(self.history) - 1 - length
+        starts = self.starts.draw(indices, options, rng, first, last, length)
+        self.timestamp[indices] = starts
+        self.end[indices] = starts + length
+        self.position[indices] = 0
+        self.equity[indices] = 1.0
+        self.price[indices] = self.history[starts]
+        self.account.reset(indices)
+        self.metrics.reset(indices)
+        return {
+            "timestamp": starts,
+            "price": self.price[indices],
+            "position": self.position[indices],
+            "equity": self.equity[indices],
+            "cost": np.zeros(len(indices)),
+        }
+
+    def observe(self) -> np.ndarray:
+        lookback = len(self.window)
+        observation = np.empty((len(self.timestamp), lookback + 1), dtype=np.float32)
+        observation[:, :lookback] = self.returns[self.timestamp[:, None] + self.window]
+        observation[:, lookback] = self.position
+        return observation
+
+    def step(
+        self, actions: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        params = self.params
+        if (self.timestamp >= self.end).any():
+            raise ValueError(_ENDED)
+        target = self._check(actions, params.allow_short)
+        prices = self.price[:, None]
+        cost, traded = self.account.trade_to(
+            prices,
+            self.equity,
+            target[:, None].astype(np.float64),
+            params.cost_model,
+            keep=target == self.position,
+        )
+        self.timestamp += 1
+        self.price = self.history[self.timestamp]
+        equity = self.account.equity(self.price[:, None])
+        rewards, terminated = settle(self.equity, equity)
+        self.metrics.update(rewards, traded / self.equity)
+        self.equity = equity
+        self.position = target
+        truncated = self.timestamp >= self.end
+        infos = {
+            "timestamp": self.timestamp.copy(),
+            "price": self.price.copy(),  # copies: a reset changes the state in place
+            "position": target.copy(),
+            "equity": equity.copy(),
+            "cost": cost,
+        }
+        infos.update(self.metrics.final_infos(terminated | truncated, params.periods_per_year))
+        return rewards, terminated, truncated, infos
+
+    def _check(self, actions: np.ndarray, allow_short: bool) -> np.ndarray:
+        """Actions as int64 positions; ValueError naming the first one outside the space."""
+        if actions.shape != self.position.shape:
+            raise ValueError(
+                f"expected {len(self.position)} actions (one position each), got shape "
+                f"{actions.shape}"
+            )
+        positions = actions.astype(np.int64)
+        low = -1 if allow_short else 0
+        bad = (positions < low) | (positions > 1) | (positions != actions)
+        if bad.any():
+            allowed = "-1 (short), 0 (flat) or 1 (long)" if allow_short else "0 (flat) or 1 (long)"
+            raise ValueError(
+                f"action {actions[bad][0].item()!r} is not a position: allowed are {allowed}"
+            )
+        return positions
+
+
+class TradingModelOne:
+    """:class:`TradingModel` for one env in Python floats: the single env's fast path. Every
+    step does the operations of :class:`TradingModel` in the same order (a test proves the two
+    agree exactly); a cost model is called on a ``(1, 1)`` array unless it has the scalar form
+    ``cost_of_one``. State attributes are Python scalars."""
+
+    def __init__(self, params: Any) -> None:
+        self.params = params
+        self.history: np.ndarray = params.prices
+        # float32 log returns with one bar of padding, so a window is one slice
+        self.returns32: np.ndarray = np.append(params._returns, 0.0).astype(np.float32)
+        self.lookback: int = params.lookback
+        self.allow_short: bool = params.allow_short  # read-only parameters: read once
+        self.starts = EpisodeStarts(params, 1)
+        self.metrics = ScalarEpisodeMetrics()
+        self.timestamp = self.end = self.position = 0
+        self.equity = self.cash = 1.0
+        self.price = self.shares = 0.0
+        self._cost_model: Any = None
+        self._cost_of: Callable[[float], float] = float
+
+    def reset(
+        self,
+        indices: np.ndarray,
+        options: list[dict[str, Any] | None],
+        rng: np.random.Generator,
+    ) -> dict[str, Any]:
+        length = self.params.episode_length
+        first, last = self.lookback, len(self.history) - 1 - length
+        start = int(self.starts.draw(indices, options, rng, first, last, length)[0])
+        self.timestamp, self.end, self.position = start, start + length, 0
+        self.equity = self.cash = 1.0
+        self.shares = 0.0
+        self.price = self.history.item(start)
+        self.metrics.reset()
+        info = {"timestamp": start, "price": self.price, "position": 0, "equity": 1.0}
+        return {key: np.array([value]) for key, value in {**info, "cost": 0.0}.items()}
+
+    def observe(self) -> np.ndarray:
+        return self._observation(self.timestamp, self.position)[None]
+
+    def step(
+        self, actions: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The :class:`~sekai.envs.finance._single.MarketModel` form of :meth:`step_one`."""
+        _, reward, terminated, truncated, info = self.step_one(actions[0])
+        arrays = {key: np.array([value]) for key, value in info.items()}
+        return np.array([reward]), np.array([terminated]), np.array([truncated]), arrays
+
+    def step_one(self, action: Any) -> StepResult:
+        """One step of the env."""
+        params = self.params
+        if self.timestamp >= self.end:
+            raise ValueError(_ENDED)
+        position = _check_one(action, self.allow_short)
+        cost_model = params.cost_model
+        if cost_model is not self._cost_model:  # a new model: find its scalar form once
+            self._cost_model = cost_model
+            if type(cost_model) in SCALAR_COST_MODELS:
+                self._cost_of = cost_model.cost_of_one
+            else:
+                self._cost_of = functools.partial(_cost_of_one, cost_model)
+        cost_of = self._cost_of
+        equity, price = self.equity, self.price
+        holdings = self.shares * price
+        if position != self.position:
+            target, cost, traded = size_one(equity, holdings, float(position), cost_of)
+            self.shares = target / price
+        else:  # as TradingModel's kept rows: no trade, yet the cost model is asked
+            target, traded = holdings, 0.0
+            cost = cost_of(0.0)
+        self.cash -= (target - holdings) + cost
+        timestamp = self.timestamp + 1
+        price = self.history.item(timestamp)
+        new_equity = self.cash + self.shares * price
+        terminated = new_equity <= RUIN
+        reward = float(np.log(max(new_equity, RUIN) / equity))
+        self.metrics.update(reward, traded / equity)
+        self.timestamp, self.price, self.equity, self.position = (
+            timestamp,
+            price,
+            new_equity,
+            position,
+        )
+        truncated = timestamp >= self.end
+        info = {
+            "timestamp": timestamp,
+            "price": price,
+            "position": position,
+            "equity": new_equity,
+            "cost": cost,
+        }
+        if terminated or truncated:
+            info.update(self.metrics.summary(params.periods_per_year))
+        observation = self._observation(timestamp, position)
+        return cast(StepResult, _step_result((observation, reward, terminated, truncated, info)))
+
+    def _observation(self, timestamp: int, position: int) -> np.ndarray:
+        """The window ending at ``timestamp``, then the position (over bar timestamp + 1)."""
+        observation = self.returns32[timestamp - self.lookback + 1 : timestamp + 2].copy()
+        observation[self.lookback] = position
+        return observation
+
+
+# StepResult's own __new__ is Python code; building the tuple directly is 1 µs faster a step
+_step_result = functools.partial(tuple.__new__, StepResult)
+
+
+def _cost_of_one(cost_model: Callable[[np.ndarray], np.ndarray], value: float) -> float:
+    """Any cost model's cost of one trade: called on a (1, 1) array and checked."""
+    cost = np.asarray(cost_model(np.array([[value]])), dtype=np.float64)
+    check_costs(cost, 1)
+    return cost.item()
+
+
+def _check_one(action: Any, allow_short: bool) -> int:
+    """One action as an int position; the ValueError of :meth:`TradingModel._check`."""
+    low = -1 if allow_short else 0
+    if type(action) is int and low <= action <= 1:  # the common case, quickly
+        return action
+    value = action.item() if isinstance(action, np.ndarray | np.generic) else action
+    try:
+        position = int(value)
+    except (TypeError, ValueError):
+        position = None
+    if position is None or position != value or not low <= position <= 1:
+        allowed = "-1 (short), 0 (flat) or 1 (long)" if allow_short else "0 (flat) or 1 (long)"
+        raise ValueError(f"action {value!r} is not a position: allowed are {allowed}")
+    return position

@@ -1,0 +1,172 @@
+"""MarketMaking-v0 and MarketMakingVecEnv: the Avellaneda-Stoikov model, its accounting, the
+native env against the single one, and the closed-form quotes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rollouts import run_episode
+
+import sekai
+from sekai.envs.finance.market_making import MarketMakingEnv
+from sekai.finance.baselines import AvellanedaStoikov
+from sekai.finance.market_making import MarketMakingModel, fill_probability
+
+
+# -- the model -----------------------------------------------------------------------------------
+def test_fill_probability_is_a_poisson_arrival_decaying_with_depth():
+    depth = np.array([0.0, 1.0, 2.0])
+    p = fill_probability(depth, 140.0, 1.5, 0.005)
+    np.testing.assert_allclose(p, 1 - np.exp(-140.0 * np.exp(-1.5 * depth) * 0.005))
+    assert np.all(np.diff(p) < 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    depths=st.lists(st.tuples(st.floats(0, 5), st.floats(0, 5)), min_size=1, max_size=40),
+    seed=st.integers(0, 2**32 - 1),
+    penalty=st.sampled_from([0.0, 0.5]),
+)
+def test_every_fill_conserves_cash_and_inventory_and_rewards_sum_to_the_pnl(depths, seed, penalty):
+    env = MarketMakingEnv(max_inventory=3, inventory_penalty=penalty)
+    env.reset(seed=seed)
+    total_reward = total_penalty = 0.0
+    for bid_depth, ask_depth in depths:
+        cash, inventory, mid = env.cash, env.position, env.price
+        step = env.step(np.array([bid_depth, ask_depth], np.float32))
+        info = step.info
+        assert info["bid"] == mid - float(np.float32(bid_depth))
+        assert info["ask"] == mid + float(np.float32(ask_depth))
+        bought, sold = int(info["bid_filled"]), int(info["ask_filled"])
+        assert env.position == inventory + bought - sold
+        assert env.cash == pytest.approx(cash - bought * info["bid"] + sold * info["ask"])
+        assert abs(env.position) <= 3
+        assert info["penalty"] >= 0.0
+        assert info["penalty"] == pytest.approx(penalty * env.dt * env.position**2)
+        assert step.reward == pytest.approx(info["pnl"] - info["penalty"])
+        total_reward += step.reward
+        total_penalty += info["penalty"]
+    assert total_reward + total_penalty == pytest.approx(env.equity, abs=1e-9)
+
+
+def test_without_fills_or_volatility_equity_does_not_move():
+    env = MarketMakingEnv(sigma=0.0, arrival_rate=0.0)
+    env.reset(seed=0)
+    for step in run_episode(env, lambda obs: np.full((len(obs), 2), 0.5, np.float32), 0):
+        assert step.reward == 0.0 and step.info["equity"] == 0.0
+    assert env.price == 100.0
+
+
+def test_the_quotes_and_fills_of_a_step_do_not_depend_on_later_shocks():
+    """No look-ahead: what happens at or before step t is the same whatever moves come after."""
+    rng = np.random.default_rng(0)
+    uniforms = rng.random((30, 8, 2))
+    shocks = rng.standard_normal((30, 8))
+    perturbed = shocks.copy()
+    perturbed[15:] += rng.standard_normal((15, 8)) * 5
+
+    def run(moves):
+        model = MarketMakingModel(MarketMakingEnv(), 8)
+        model.reset(np.arange(8), [None] * 8, np.random.default_rng())
+        seen = []
+        for t in range(30):
+            step = model.advance(np.full((8, 2), 0.7), uniforms[t], moves[t])
+            seen.append((step.bid, step.ask, step.bid_filled, step.ask_filled, step.pnl))
+        return seen
+
+    original, changed = run(shocks), run(perturbed)
+    for t in range(15):  # the shock of step t moves the mid after step t's fills
+        for a, b in zip(original[t], changed[t], strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(original[15][4], changed[15][4])
+
+
+# -- single and native agree ---------------------------------------------------------------------
+# -- the closed-form baseline --------------------------------------------------------------------
+def test_avellaneda_stoikov_quotes_the_reservation_price_and_spread():
+    gamma, sigma, k = 0.1, 2.0, 1.5
+    policy = AvellanedaStoikov(gamma, sigma, k, max_depth=5.0)
+    inventory = np.array([-2.0, 0.0, 1.0, 3.0])
+    time_remaining = np.array([1.0, 0.5, 0.25, 0.0])
+    mid = 100.0
+    depths = policy(np.stack([inventory, time_remaining], axis=1))
+    reservation = mid - inventory * gamma * sigma**2 * time_remaining
+    spread = gamma * sigma**2 * time_remaining + 2 / gamma * np.log(1 + gamma / k)
+    bid, ask = mid - depths[:, 0], mid + depths[:, 1]
+    np.testing.assert_allclose((bid + ask) / 2, reservation, rtol=1e-6)
+    np.testing.assert_allclose(ask - bid, spread, rtol=1e-5)
+
+
+def test_avellaneda_stoikov_depths_are_clipped_to_the_action_space():
+    policy = AvellanedaStoikov.for_env(sekai.make("MarketMaking-v0"))
+    depths = policy(np.array([[20.0, 1.0], [-20.0, 1.0]], np.float32))
+    assert depths.tolist() == [[5.0, 0.0], [0.0, 5.0]]
+
+
+def test_avellaneda_stoikov_needs_a_positive_risk_aversion():
+    with pytest.raises(ValueError, match=r"risk_aversion must be positive and finite, got 0\.0"):
+        AvellanedaStoikov(0.0, 2.0, 1.5, 5.0)
+
+
+def test_avellaneda_stoikov_keeps_inventory_tighter_than_symmetric_quotes_of_the_same_spread():
+    vec = sekai.make_vec("MarketMaking-v0", 400)
+    skewed = AvellanedaStoikov.for_env(vec)
+
+    def symmetric(observations):
+        depths = skewed(observations)
+        half = depths.sum(axis=1, keepdims=True) / 2
+        return np.repeat(half, 2, axis=1)
+
+    variances = {}
+    for name, policy in (("skewed", skewed), ("symmetric", symmetric)):
+        result = vec.reset(seed=3)
+        for _ in range(200):
+            result = vec.step(policy(result.observations))
+        final = np.array([info["final_info"]["position"] for info in result.infos])
+        variances[name] = final.var()
+    assert variances["skewed"] < 0.5 * variances["symmetric"]
+
+
+# -- the env API ---------------------------------------------------------------------------------
+def test_the_last_step_ends_the_episode_with_its_metrics():
+    env = sekai.make("MarketMaking-v0", episode_length=30)
+    steps = run_episode(env, AvellanedaStoikov.for_env(env), 0)
+    assert len(steps) == 30 and steps[-1].terminated
+    assert not any("episode_return" in step.info for step in steps[:-1])
+    final = steps[-1].info
+    capital = 100.0 * 20  # start_price * max_inventory
+    pnls = np.array([step.info["pnl"] for step in steps])
+    assert final["episode_return"] == pytest.approx(pnls.sum() / capital)
+    wealth = capital + np.concatenate([[0.0], np.cumsum(pnls)])
+    log_returns = np.diff(np.log(wealth))
+    sharpe = log_returns.mean() / log_returns.std(ddof=1) * np.sqrt(1 / 0.005)
+    assert final["sharpe"] == pytest.approx(sharpe, rel=1e-6)
+    peak = np.maximum.accumulate(wealth)
+    assert final["max_drawdown"] == pytest.approx(np.max(1 - wealth / peak))
+    traded = sum(
+        s.info["bid"] * s.info["bid_filled"] + s.info["ask"] * s.info["ask_filled"] for s in steps
+    )
+    assert final["turnover"] == pytest.approx(traded / capital, rel=0.05)
+
+
+def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():
+    vec = sekai.make_vec("MarketMaking-v0", 4)
+    vec.reset(seed=0)
+    vec.set_attr("sigma", 0.0)
+    assert vec.get_attr("sigma") == [0.0] * 4 and vec.template.sigma == 0.0
+    for _ in range(10):
+        vec.step(np.full((4, 2), 5.0, np.float32))  # far quotes: almost never filled
+    assert vec.get_attr("price") == [100.0] * 4
+    vec.set_attr("inventory_penalty", [0.5] * 4)
+    assert vec.template.inventory_penalty == 0.5
+    with pytest.raises(ValueError, match="different values"):
+        vec.set_attr("sigma", [0.0, 1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="sigma must be a finite number"):
+        vec.set_attr("sigma", -1.0)
+    for name in ("episode_length", "max_inventory", "max_depth", "dt", "metadata"):
+        with pytest.raises(AttributeError, match=f"{name} is read-only"):
+            vec.set_attr(name, 1)
+    assert vec.get_attr("time_remaining") == pytest.approx([0.95] * 4)
+    assert len(vec.get_attr("equity")) == 4
