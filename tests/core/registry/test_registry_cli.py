@@ -50,7 +50,7 @@ def test_list_describes_each_env_by_its_docstrings_first_line(capsys):
 
 class WrappedSummaryEnv(CountingEnv):
     """A summary that wraps
-    onto a second line.
+    onto a second line; see :mod:`sekai.core`.
 
     Details that sekai list leaves out.
     """
@@ -59,7 +59,7 @@ class WrappedSummaryEnv(CountingEnv):
 def test_a_summary_that_wraps_is_listed_on_one_line(capsys):
     sekai.register("Wrapped-v0", WrappedSummaryEnv)
     block = _block(_list_output(capsys), "registered at runtime")
-    assert "  Wrapped-v0  A summary that wraps onto a second line." in block
+    assert "  Wrapped-v0  A summary that wraps onto a second line; see sekai.core." in block
 
 
 def test_an_env_that_cannot_be_loaded_is_listed_with_its_error(capsys):

@@ -163,7 +163,8 @@ def _describe(env_spec: EnvSpec) -> str:
     except Exception as error:  # a broken third-party env: say so, list the rest
         return f"(cannot load {env_spec.entry_point!r}: {type(error).__name__})"
     summary = (inspect.getdoc(env_class) or "").strip().split("\n\n")[0]
-    return re.sub(r"``?([^`]+)``?", r"\1", " ".join(summary.split()))
+    summary = re.sub(r":[\w.]+:(?=`)", "", " ".join(summary.split()))  # :mod:`x` -> `x`
+    return re.sub(r"``?([^`]+)``?", r"\1", summary)
 
 
 def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
