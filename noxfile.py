@@ -29,6 +29,7 @@ nox.options.sessions = [
     "release",
     "installs",
     "render",
+    "docs",
 ]
 
 ROOT = Path(__file__).parent
@@ -40,7 +41,7 @@ PYPROJECTS = [
 EXAMPLES = [ROOT / "examples" / n / "pyproject.toml" for n in ["demo-plugin", "demo-backend"]]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
 TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
-OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame"]
+OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib"]
 
 # What each distribution's wheel may ship under its top-level folders (sdists: the same under src/).
 OWN_FILES = {
@@ -76,11 +77,12 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-pettingzoo": (["sekai-compat[pettingzoo]"], ["tests/compat"], []),
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
     "all": (
-        ["sekai[gymnasium,pettingzoo,sb3]", "sekai-demo-plugin", "sekai-demo-backend"],
-        ["tests", "-m", "slow or not slow"],
+        ["sekai[gymnasium,pettingzoo,sb3,plot]", "sekai-demo-plugin", "sekai-demo-backend"],
+        ["tests", "-m", "not browser"],  # slow tests included; the browser ones run in docs
         [],
     ),
 }
+_QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}  # material's end-of-life banner, on every build
 
 
 def _sync(session: nox.Session, *args: str) -> None:
@@ -236,6 +238,23 @@ def importtime(session: nox.Session) -> None:
         " assert not heavy, f'import sekai imported {sorted(heavy)}'",
     )
     session.run("python", "-X", "importtime", "-c", "import sekai", silent=True)
+
+
+@nox.session(python="3.11")
+def docs(session: nox.Session) -> None:
+    """Build the site with --strict, then load it in headless Chromium (tests/browser/).
+
+    The packages go in non-editable, so that ``sekai`` is one folder for mkdocstrings (griffe
+    does not follow ``__path__`` across the editable installs' separate folders). The browser
+    test needs Debian's ``chromium`` (.ci/run installs it).
+    """
+    _sync(session, "--group", "docs", "--no-editable")
+    site = Path(session.create_tmp()) / "site"
+    session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env=_QUIET_MKDOCS)
+    session.run(
+        "pytest", "-p", "no:cacheprovider", "-m", "browser", "tests/browser",
+        env={"SEKAI_SITE_DIR": str(site)},
+    )  # fmt: skip
 
 
 @nox.session(python="3.11")

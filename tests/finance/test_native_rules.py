@@ -115,7 +115,7 @@ def test_every_single_agent_finance_env_passes_check_env():
 def test_sekai_list_marks_the_finance_envs_native(capsys):
     assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    marked = {line.split()[0] for line in lines if line.endswith("[native vec]")}
+    marked = {line.split()[0] for line in lines if "  [native vec]  " in line}  # id, mark, summary
     assert set(FINANCE_IDS) <= marked
 
 

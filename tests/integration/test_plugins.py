@@ -61,7 +61,7 @@ def test_sekai_list_shows_the_demo_env_under_its_distribution():
     command = Path(sys.executable).with_name("sekai")
     output = subprocess.run([command, "list"], capture_output=True, text=True, check=True).stdout
     lines = output.splitlines()
-    assert lines[lines.index("sekai-demo-plugin:") + 1] == "  demo/RandomWalk-v0"
+    assert lines[lines.index("sekai-demo-plugin:") + 1].split()[0] == "demo/RandomWalk-v0"
 
 
 def test_a_broken_plugin_warns_and_the_others_still_load(tmp_path, monkeypatch):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sekai.cli import main
@@ -67,3 +69,15 @@ def test_sekai_list_modes_shows_every_mode_by_distribution(capsys):
     ]
     demo = lines.index("sekai-demo-backend:")
     assert lines[demo + 1] == "  demo-threads  sekai_demo_backend.threads:ThreadVecEnv"
+
+
+@pytest.mark.needs("sekai-vector")
+def test_sekai_list_modes_json_gives_each_mode_with_its_entry_point(capsys):
+    assert main(["list", "--modes", "--json"]) == 0
+    records = {record["name"]: record for record in json.loads(capsys.readouterr().out)}
+    assert records["sync"] == {
+        "name": "sync",
+        "distribution": "sekai-vector",
+        "entry_point": "sekai.vector.sync:SyncVecEnv",
+    }
+    assert {"async", "proc"} <= set(records)

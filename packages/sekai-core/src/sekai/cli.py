@@ -1,27 +1,48 @@
 """The ``sekai`` command line: ``sekai list`` shows every registered env (``--modes``: every
-vectorization mode).
+vectorization mode), ``sekai bench`` times one.
 
 Each subcommand is an ``_add_<name>`` function, called from :func:`_parser`, that adds its
 parser to the subparsers and sets ``run`` to the function that executes it and returns the exit
 code. A command whose code lives in another distribution (``sekai bench``) adds its parser here
 and imports that code inside its ``run`` function, so ``sekai list`` works with sekai-core alone.
+A mistake the user made is a :class:`UsageError`: one line on stderr and exit status 2, no
+traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
+import json
+import os
+import re
+import sys
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from sekai._version import __version__
-from sekai.registration import EnvSpec, VectorizationMode, registry
+from sekai.registration import EnvSpec, VectorizationMode, load_entry_point, registry
 
 _USER_REGISTRATIONS = "registered at runtime"
+_EXIT_USAGE = 2  # argparse's status for a usage error; ours are the same kind of mistake
+
+
+class UsageError(Exception):
+    """A mistake in the command the user typed: reported in one line, without a traceback."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``sekai`` command with ``argv`` (default: the process arguments)."""
-    args = _parser().parse_args(argv)
-    return int(args.run(args))
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except UsageError as error:
+        print(f"{parser.prog} {args.command}: error: {error}", file=sys.stderr)
+        return _EXIT_USAGE
+    except BrokenPipeError:  # `sekai list | head`: the reader left, which is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,8 +50,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="sekai", description="Reinforcement-learning environments for markets."
     )
     parser.add_argument("--version", action="version", version=f"sekai {__version__}")
-    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(
+        title="commands", required=True, metavar="COMMAND", dest="command"
+    )
     _add_list(commands)
+    _add_bench(commands)
     return parser
 
 
@@ -38,9 +62,11 @@ def _add_list(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     command = commands.add_parser(
         "list",
         help="list every registered env id",
-        description="List every registered env id, grouped by the distribution that registers "
-        "it; [native vec] marks envs with a native vector implementation.",
+        description="List every registered env id with its docstring's summary, grouped by the "
+        "distribution that registers it; [native vec] marks envs with a native vector "
+        "implementation.",
     )
+    command.add_argument("--json", action="store_true", help="print the list as JSON")
     command.add_argument(
         "--modes",
         action="store_true",
@@ -51,10 +77,32 @@ def _add_list(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def _run_list(args: argparse.Namespace) -> int:
     if args.modes:
-        print(_format_modes(registry.vectorization_modes.values()), end="")
+        modes = sorted(registry.vectorization_modes.values(), key=lambda mode: mode.name)
+        if args.json:
+            print(json.dumps([_mode_record(mode) for mode in modes]))
+        else:
+            print(_format_modes(modes), end="")
+        return 0
+    specs = list(registry.values())
+    if args.json:
+        print(json.dumps([_list_record(env_spec) for env_spec in sorted(specs, key=_sort_key)]))
     else:
-        print(_format_list(registry.values()), end="")
+        print(_format_list(specs), end="")
     return 0
+
+
+def _list_record(env_spec: EnvSpec) -> dict[str, Any]:
+    return {
+        "id": env_spec.id,
+        "distribution": env_spec.distribution,
+        "native_vec": env_spec.vector_entry_point is not None,
+        "max_episode_steps": env_spec.max_episode_steps,
+        "description": _describe(env_spec),
+    }
+
+
+def _mode_record(mode: VectorizationMode) -> dict[str, Any]:
+    return {"name": mode.name, "distribution": mode.distribution, "entry_point": mode.entry_point}
 
 
 def _format_modes(modes: Iterable[VectorizationMode]) -> str:
@@ -83,14 +131,97 @@ def _format_list(specs: Iterable[EnvSpec]) -> str:
     for distribution in sorted(groups):
         entries = sorted(groups[distribution], key=_sort_key)
         width = max(len(env_spec.id) for env_spec in entries)
+        marker_width = max(len(_native_marker(env_spec)) for env_spec in entries)
         lines = [f"{distribution}:"]
         for env_spec in entries:
-            marker = "  [native vec]" if env_spec.vector_entry_point is not None else ""
-            lines.append(f"  {env_spec.id:<{width}}{marker}".rstrip())
+            native = _native_marker(env_spec)
+            line = f"  {env_spec.id:<{width}}{native:<{marker_width}}  {_describe(env_spec)}"
+            lines.append(line.rstrip())
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
+
+
+def _native_marker(env_spec: EnvSpec) -> str:
+    return "  [native vec]" if env_spec.vector_entry_point is not None else ""
 
 
 def _sort_key(env_spec: EnvSpec) -> tuple[str, str, int]:
     version = env_spec.version
     return (env_spec.namespace or "", env_spec.name.lower(), -1 if version is None else version)
+
+
+def _describe(env_spec: EnvSpec) -> str:
+    """The env docstring's summary (its first paragraph, on one line) without reST markup.
+
+    Loads the env's module: ``sekai list`` is the one place that needs it.
+
+    An entry point that cannot be loaded is described by its error, so one broken env does not
+    hide the others from ``sekai list``.
+    """
+    try:
+        env_class = load_entry_point(env_spec.entry_point)
+    except Exception as error:  # a broken third-party env: say so, list the rest
+        return f"(cannot load {env_spec.entry_point!r}: {type(error).__name__})"
+    summary = (inspect.getdoc(env_class) or "").strip().split("\n\n")[0]
+    summary = re.sub(r":[\w.]+:(?=`)", "", " ".join(summary.split()))  # :mod:`x` -> `x`
+    return re.sub(r"``?([^`]+)``?", r"\1", summary)
+
+
+def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    command = commands.add_parser(
+        "bench",
+        help="measure an env's random-action throughput",
+        description="Measure random-action throughput in env steps per second: a warm-up, then "
+        "repeated timed runs, reporting their median, min and max. With --compare, run every "
+        "backend at several numbers of sub-envs and print a table. Needs sekai-vector.",
+    )
+    command.add_argument("id", help="a registered env id, e.g. CartPole-v1")
+    command.add_argument(
+        "--num-envs",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="number of sub-envs (default 16; with --compare, several: default 16 64 256 1024)",
+    )
+    command.add_argument(
+        "--mode",
+        help="vectorization mode passed to make_vec: native, sync, async, proc, ... "
+        "(default: native where the env has one, else sync)",
+    )
+    command.add_argument(
+        "--workers", type=int, metavar="W", help="worker processes for --mode proc"
+    )
+    command.add_argument(
+        "--seconds",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="timed seconds per measurement, split over the repeats (default 2)",
+    )
+    command.add_argument(
+        "--seed", type=int, default=0, metavar="K", help="seed for the env and actions"
+    )
+    command.add_argument(
+        "--compare",
+        action="store_true",
+        help="run native (where the env has one), sync, proc with 1..cores workers and the "
+        "single env, and print the table",
+    )
+    command.add_argument(
+        "--plot", metavar="FILE.png", help="with --compare: draw the table (needs matplotlib)"
+    )
+    command.add_argument("--json", metavar="FILE", help="write the figures to FILE as JSON")
+    command.set_defaults(run=_run_bench)
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    try:
+        from sekai.vector import _bench
+    except ModuleNotFoundError as error:
+        if error.name is None or not error.name.startswith("sekai.vector"):
+            raise
+        raise UsageError(
+            "sekai bench needs sekai-vector, which is not installed; "
+            "install it with: pip install sekai-vector"
+        ) from None
+    return _bench.run(args)
