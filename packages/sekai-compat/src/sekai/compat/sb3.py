@@ -17,7 +17,7 @@ from stable_baselines3.common.vec_env import VecEnv as SB3VecEnv
 from sekai.compat.spaces import to_gymnasium_space
 from sekai.vector import VecEnv
 from sekai.vector._lazy_infos import _LazyInfos
-from sekai.vector.base import _has_layer
+from sekai.vector.backend import _has_layer
 from sekai.vector.native import _info_row
 
 __all__ = ["to_sb3"]
