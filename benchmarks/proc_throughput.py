@@ -9,12 +9,18 @@ env steps per second (num_envs per vector step), so a burst of load from other p
 machine does not land on one backend only. gymnasium's AsyncVectorEnv and SB3's SubprocVecEnv
 start one process per sub-env, so above 64 sub-envs (1024 processes on two cores would take
 minutes to start) they are left out and the table compares ProcVecEnv with SyncVecEnv.
+
+Wall-clock rates swing with the load of a shared machine, so (on Linux) a second table gives the
+CPU time per vector step that ProcVecEnv spends in the parent (the serial part) and in each
+worker, beside SyncVecEnv's, measured over the same steps.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -68,6 +74,45 @@ def sb3_subproc(num_envs: int) -> Iterator[Step]:
         vec.close()
 
 
+def _worker_cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds of process ``pid`` so far, from /proc (Linux)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_table(num_envs: int, workers: int, actions: np.ndarray, seconds: float) -> None:
+    """Print CPU milliseconds per vector step: ProcVecEnv's parent and workers, SyncVecEnv's."""
+    import sekai
+
+    def fns() -> list:
+        return [lambda: sekai.make("CartPole-v1") for _ in range(num_envs)]
+
+    with sekai.ProcVecEnv(fns(), num_workers=workers) as proc, sekai.SyncVecEnv(fns()) as sync:
+        # the benchmark reaches into the pool only to find the worker processes' ids
+        pids = [handle.process.pid for handle in proc._pool.handles]
+        rows: dict[str, list[float]] = {"ProcVecEnv": [], "SyncVecEnv": []}
+        for vec in (proc, sync):
+            vec.reset(seed=0)
+        for name, vec in (("ProcVecEnv", proc), ("SyncVecEnv", sync)):
+            workers_before = [_worker_cpu_seconds(pid) for pid in pids]
+            cpu, wall, steps = time.process_time(), time.perf_counter(), 0
+            while time.perf_counter() - wall < seconds:
+                for batch in actions:
+                    vec.step(batch)
+                steps += len(actions)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            spent = zip(pids, workers_before, strict=True)
+            worker_cpu = [(_worker_cpu_seconds(p) - t) / steps * 1e3 for p, t in spent]
+            worker_cpu = worker_cpu if vec is proc else []
+            rows[name] = [wall / steps * 1e3, cpu / steps * 1e3, *worker_cpu]
+    print(f"\nms per vector step of {num_envs} sub-envs: wall, CPU in the parent, CPU per worker")
+    for name, (wall_ms, parent_ms, *worker_ms) in rows.items():
+        per_worker = " ".join(f"{t:.2f}" for t in worker_ms) or "-"
+        print(f"{name:<12} wall {wall_ms:6.2f}  parent {parent_ms:6.2f}  workers {per_worker}")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def _sb3_installed() -> bool:
     try:
         import stable_baselines3  # noqa: F401
@@ -104,6 +149,8 @@ def main() -> None:
         print(f"(one-process-per-sub-env backends not run above {_MAX_PROCESSES} sub-envs)")
     elif not _sb3_installed():
         print("(SB3 SubprocVecEnv not run: stable-baselines3 is not installed)")
+    if os.path.exists("/proc/self/stat"):
+        cpu_table(n, args.workers, actions, args.seconds)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from sekai.spaces import Box, Dict, Discrete, MultiBinary
 
 
 def assert_same(a: Any, b: Any, where: str = "") -> None:
-    """Equal values of equal types, recursing through dicts, lists and tuples."""
+    """Equal values of equal types, recursing through dicts and sequences."""
     if isinstance(a, np.ndarray):
         assert isinstance(b, np.ndarray) and a.dtype == b.dtype, where
         np.testing.assert_array_equal(a, b, err_msg=where)
@@ -25,8 +26,8 @@ def assert_same(a: Any, b: Any, where: str = "") -> None:
         assert isinstance(b, dict) and list(a) == list(b), where
         for key in a:
             assert_same(a[key], b[key], f"{where}[{key!r}]")
-    elif isinstance(a, list | tuple):
-        assert len(a) == len(b), where
+    elif isinstance(a, Sequence) and not isinstance(a, str | bytes):  # incl. lazy infos
+        assert isinstance(b, Sequence) and len(a) == len(b), where
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             assert_same(x, y, f"{where}[{i}]")
     else:

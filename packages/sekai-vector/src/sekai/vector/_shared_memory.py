@@ -1,9 +1,10 @@
-"""One shared-memory segment holding a whole batch of observations, for ProcVecEnv.
+"""One shared-memory segment holding a whole batch of step results, for ProcVecEnv.
 
 The parent lays the batch out once from the batched observation space: every array leaf of the
-space gets a fixed slice of one segment. Each worker attaches to the segment and writes the
-observations of its sub-envs straight into their rows, so a step moves no observation through a
-pipe and allocates no shared memory.
+space gets a fixed slice of one segment, and so do the rewards, terminated and truncated flags.
+Each worker attaches to the segment and writes the results of its sub-envs straight into their
+rows, so a step moves no observation, reward or flag through a pipe, the parent reads each
+field with one copy, and nothing allocates shared memory.
 """
 
 from __future__ import annotations
@@ -24,22 +25,26 @@ Layout = tuple[Any, ...]
 _ALIGNMENT = 64  # bytes; keeps every leaf on its own cache line
 
 
-def batch_layout(batch_space: Space[Any]) -> tuple[Layout, int] | None:
-    """Lay out a batched observation space in one buffer; None if it is not made of arrays.
+def batch_layout(batch_space: Space[Any], num_envs: int) -> tuple[Layout, int] | None:
+    """Lay out a step's results in one buffer; None if the observations are not made of arrays.
 
-    Returns the layout and the buffer size in bytes. Box, MultiDiscrete and MultiBinary batches
-    are arrays; Dict and Tuple batches (MaskedBox batches are Dicts) are laid out part by part.
-    Anything else, such as the per-env samples of a Sequence batch, cannot live in shared memory.
+    Returns the layout of ``(observations, rewards, terminated, truncated)`` (the last three of
+    shape ``(num_envs,)``) and the buffer size in bytes. Box, MultiDiscrete and MultiBinary
+    batches are arrays; Dict and Tuple batches (MaskedBox batches are Dicts) are laid out part by
+    part. Anything else, such as the per-env samples of a Sequence batch, cannot live in shared
+    memory.
     """
     size = 0
 
-    def lay_out(space: Space[Any]) -> Layout | None:
+    def leaf(shape: tuple[int, ...], dtype: np.dtype[Any]) -> Layout:
         nonlocal size
+        offset = -(-size // _ALIGNMENT) * _ALIGNMENT
+        size = offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        return ("array", offset, shape, dtype.str)
+
+    def lay_out(space: Space[Any]) -> Layout | None:
         if isinstance(space, Box | MultiDiscrete | MultiBinary):
-            offset = -(-size // _ALIGNMENT) * _ALIGNMENT
-            dtype = np.dtype(space.dtype)
-            size = offset + int(np.prod(space.shape, dtype=np.int64)) * dtype.itemsize
-            return ("array", offset, tuple(space.shape), dtype.str)
+            return leaf(tuple(space.shape), np.dtype(space.dtype))
         if isinstance(space, Dict):
             parts = [(key, lay_out(sub)) for key, sub in space.spaces.items()]
             if any(part is None for _, part in parts):
@@ -52,10 +57,11 @@ def batch_layout(batch_space: Space[Any]) -> tuple[Layout, int] | None:
             return ("tuple", tuple(items))
         return None
 
-    layout = lay_out(batch_space)
-    if layout is None:
+    observations = lay_out(batch_space)
+    if observations is None:
         return None
-    return layout, max(size, 1)
+    flags = [leaf((num_envs,), np.dtype(dtype)) for dtype in (np.float64, np.bool_, np.bool_)]
+    return ("tuple", (observations, *flags)), size
 
 
 def create_segment(size: int) -> SharedMemory:

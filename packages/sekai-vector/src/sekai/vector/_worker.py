@@ -27,7 +27,7 @@ import numpy as np
 
 from sekai.vector import _shared_memory
 from sekai.vector._channel import Channel
-from sekai.vector.backend import EnvGroup
+from sekai.vector.backend import EnvGroup, _flag_arrays
 
 _PARENT_POLL_SECONDS = 0.5
 _SPIN_SECONDS = 100e-6  # see _await_command
@@ -103,6 +103,7 @@ class _Worker:
         self.group = group
         self.segment: SharedMemory | None = None
         self.observations: Any = None  # views of the shared batch, when attached
+        self.flags: tuple[np.ndarray, ...] | None = None  # shared rewards, terminated, truncated
 
     def serve(self, channel: Channel) -> None:
         """Answer commands until told to close or the parent goes away."""
@@ -147,7 +148,8 @@ class _Worker:
     def attach(self, data: tuple[str, _shared_memory.Layout]) -> None:
         name, layout = data
         self.segment = SharedMemory(name=name)
-        self.observations = _shared_memory.views(self.segment, layout)
+        self.observations, *flags = _shared_memory.views(self.segment, layout)
+        self.flags = tuple(flags)
 
     def _store(self, observations: tuple[Any, ...]) -> tuple[Any, ...]:
         """Write the slice's observations into the shared batch if attached, else return them."""
@@ -178,13 +180,14 @@ class _Worker:
             actions = data
         results = self.group.step(actions)
         observations, rewards, terminated, truncated, infos = zip(*results, strict=True)
-        return (
-            [float(reward) for reward in rewards],
-            [bool(flag) for flag in terminated],
-            [bool(flag) for flag in truncated],
-            infos,
-            self._store(observations),
-        )
+        flags: tuple[np.ndarray, ...] | None = _flag_arrays(rewards, terminated, truncated)
+        if self.flags is not None:
+            rows = slice(self.group.first_rank, self.group.first_rank + len(rewards))
+            for shared, array in zip(self.flags, flags, strict=True):  # type: ignore[arg-type]
+                shared[rows] = array
+            flags = None
+        # pickled apart, so that the parent unpickles a slice's infos only if they are read
+        return flags, pickle.dumps(infos, -1), self._store(observations)
 
     def get_attr(self, name: str) -> bytes:
         return cloudpickle.dumps(self.group.get_attr(name))
@@ -202,7 +205,7 @@ class _Worker:
 
     def detach(self) -> None:
         """Drop the views and close (never unlink: the parent owns it) the shared segment."""
-        self.observations = None
+        self.observations = self.flags = None
         if self.segment is not None:
             self.segment.close()
             self.segment = None

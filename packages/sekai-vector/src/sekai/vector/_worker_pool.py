@@ -112,7 +112,8 @@ class WorkerPool:
         self.start_method = getattr(context, "get_start_method", lambda: "spawn")()
         self.handles: list[_Handle] = []
         self.segment: SharedMemory | None = None
-        self.observations: Any = None  # views of the shared batch
+        # views of the shared segment: (observations, rewards, terminated, truncated)
+        self.views: Any = None
         self._failure: VecEnvWorkerError | None = None  # set once a worker has died
         self._sigint = _SigintGuard()
         self._in_flight: object = None  # a token while an async_request awaits its replies
@@ -408,9 +409,9 @@ class WorkerPool:
 
     # -- shared memory --------------------------------------------------------------------
     def share_observations(self, layout: _shared_memory.Layout, size: int) -> None:
-        """Create the batch segment and have every worker write its observations there."""
+        """Create the batch segment and have every worker write its step results there."""
         self.segment = _shared_memory.create_segment(size)
-        self.observations = _shared_memory.views(self.segment, layout)
+        self.views = _shared_memory.views(self.segment, layout)
         self._attach = pickle.dumps(("attach", (self.segment.name, layout)))
         self.request([self._attach] * len(self.handles))
 
@@ -474,7 +475,7 @@ class WorkerPool:
     def _release_segment(self) -> None:
         if self.segment is None:
             return
-        self.observations = None
+        self.views = None
         self.segment.close()
         self.segment.unlink()
         self.segment = None

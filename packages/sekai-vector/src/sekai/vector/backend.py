@@ -106,24 +106,30 @@ def stack_reset_results(space: Space[Any], results: Sequence[ResetResult]) -> Ve
 def stack_step_results(space: Space[Any], results: Sequence[StepResult]) -> VecStepResult:
     """One VecStepResult from per-env step results; ValueError for a non-scalar reward or flag."""
     observations, rewards, terminated, truncated, infos = zip(*results, strict=True)
-    flags = {
-        "reward": np.array(rewards, dtype=np.float64),
-        "terminated": np.array(terminated, dtype=bool),
-        "truncated": np.array(truncated, dtype=bool),
-    }
-    for name, array in flags.items():  # an array per sub-env would broadcast in later math
-        if array.shape != (len(results),):
+    return VecStepResult(
+        concatenate(space, observations),
+        *_flag_arrays(rewards, terminated, truncated),
+        list(infos),
+    )
+
+
+def _flag_arrays(
+    rewards: Sequence[Any], terminated: Sequence[Any], truncated: Sequence[Any]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sub-envs' rewards (float64), terminated and truncated (bool) as arrays of shape
+    ``(len(rewards),)``; ValueError for a non-scalar value."""
+    arrays = (
+        np.array(rewards, dtype=np.float64),
+        np.array(terminated, dtype=bool),
+        np.array(truncated, dtype=bool),
+    )
+    for name, array in zip(("reward", "terminated", "truncated"), arrays, strict=True):
+        if array.shape != (len(rewards),):  # an array per sub-env would broadcast in later math
             raise ValueError(
                 f"each sub-env's step() must return a scalar {name}, got values of shape "
                 f"{array.shape[1:]}"
             )
-    return VecStepResult(
-        concatenate(space, observations),
-        flags["reward"],
-        flags["terminated"],
-        flags["truncated"],
-        list(infos),
-    )
+    return arrays
 
 
 class EnvGroup:

@@ -1,13 +1,16 @@
 """ProcVecEnv: sub-envs run in parallel in worker processes.
 
 Each worker runs a contiguous slice of the sub-envs in a loop, so one small pickled message per
-worker carries a whole slice's actions in and its rewards, flags and infos out. Observations go
+worker carries a whole slice's actions in and its infos out. Observations, rewards and flags go
 through one shared-memory batch buffer when the observation space is made of arrays: workers
-write their rows in place and the parent copies the batch out once per call.
+write their rows in place and the parent copies each field out once per call. The parent does no
+per-sub-env work on a step: a worker pickles its slice's infos itself, and the parent unpickles
+them only when the caller reads an info.
 """
 
 from __future__ import annotations
 
+import bisect
 import multiprocessing
 import os
 import pickle
@@ -23,6 +26,7 @@ from sekai.checks import is_whole_number
 from sekai.core import Env
 from sekai.spaces import concatenate
 from sekai.vector import _shared_memory
+from sekai.vector._lazy_infos import _LazyInfos
 from sekai.vector._worker_pool import (
     REIMPORTED_MAIN_EXIT,
     WORKER_NAME,
@@ -118,7 +122,7 @@ class ProcVecEnv(VecEnv):
     def _share_observations(self, shared_memory: bool | None) -> None:
         if shared_memory is False:
             return
-        layout = _shared_memory.batch_layout(self.batch_observation_space)
+        layout = _shared_memory.batch_layout(self.batch_observation_space, self.num_envs)
         if layout is None:
             if shared_memory:
                 raise TypeError(
@@ -188,8 +192,14 @@ class ProcVecEnv(VecEnv):
         if status != "ok":
             return status, value
         infos, observations = value
-        infos = [{**info, "worker_restarted": True} for info in infos]
-        return "ok", ([0.0] * size, [False] * size, [True] * size, infos, observations)
+        infos = pickle.dumps([{**info, "worker_restarted": True} for info in infos], -1)
+        flags: Any = (np.zeros(size), np.zeros(size, dtype=bool), np.ones(size, dtype=bool))
+        if self.shared_memory:
+            ranks = self._slices[worker]
+            for shared, array in zip(self._pool.views[1:], flags, strict=True):
+                shared[ranks.start : ranks.stop] = array
+            flags = None
+        return "ok", (flags, infos, observations)
 
     def _reset_result(self, replies: list[Any]) -> VecResetResult:
         infos: list[dict[str, Any]] = []
@@ -218,36 +228,37 @@ class ProcVecEnv(VecEnv):
         return messages
 
     def _step_result(self, replies: list[Any]) -> VecStepResult:
-        rewards: list[float] = []
-        terminated: list[bool] = []
-        truncated: list[bool] = []
-        infos: list[dict[str, Any]] = []
-        observations: list[Any] = []
-        for (
-            worker_rewards,
-            worker_terminated,
-            worker_truncated,
-            worker_infos,
-            worker_obs,
-        ) in replies:
-            rewards.extend(worker_rewards)
-            terminated.extend(worker_terminated)
-            truncated.extend(worker_truncated)
-            infos.extend(worker_infos)
-            observations.extend(worker_obs)
+        """The batch from each worker's ``(flags, pickled infos, observations)`` reply; flags
+        and observations are None and () when they are in shared memory."""
+        if self.shared_memory:
+            flags = [array.copy() for array in self._pool.views[1:]]
+        else:
+            flags = [np.concatenate(parts) for parts in zip(*(r[0] for r in replies), strict=True)]
+        observations = [observation for reply in replies for observation in reply[2]]
+        rewards, terminated, truncated = flags
+        infos = self._lazy_infos([reply[1] for reply in replies])
         return VecStepResult(
-            self._observations(observations),
-            np.array(rewards, dtype=np.float64),
-            np.array(terminated, dtype=bool),
-            np.array(truncated, dtype=bool),
-            infos,
+            self._observations(observations), rewards, terminated, truncated, infos
         )
 
     # -- helpers --------------------------------------------------------------------------
     def _observations(self, observations: list[Any]) -> Any:
         if self.shared_memory:
-            return _shared_memory.read(self._pool.observations)
+            return _shared_memory.read(self._pool.views[0])
         return concatenate(self.observation_space, observations)
+
+    def _lazy_infos(self, pickled: list[bytes]) -> _LazyInfos:
+        """The infos of every sub-env; a worker's slice is unpickled when one of them is read."""
+        starts = [ranks.start for ranks in self._slices]
+        unpickled: dict[int, list[dict[str, Any]]] = {}
+
+        def build(rank: int) -> dict[str, Any]:
+            worker = bisect.bisect_right(starts, rank) - 1
+            if worker not in unpickled:
+                unpickled[worker] = pickle.loads(pickled[worker])
+            return unpickled[worker][rank - starts[worker]]
+
+        return _LazyInfos(self.num_envs, build)
 
     @staticmethod
     def _gather(replies: list[bytes]) -> list[Any]:
