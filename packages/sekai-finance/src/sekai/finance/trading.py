@@ -241,9 +241,7 @@ class TradingModelOne:
 
 
 # StepResult's own __new__ is Python code; building the tuple directly is 1 µs faster a step
-_step_result: Callable[[tuple[Any, ...]], StepResult] = functools.partial(
-    tuple.__new__, StepResult
-)
+_step_result: Callable[[tuple[Any, ...]], StepResult] = functools.partial(tuple.__new__, StepResult)
 
 
 def _cost_of_one(cost_model: Callable[[np.ndarray], np.ndarray], value: float) -> float:
