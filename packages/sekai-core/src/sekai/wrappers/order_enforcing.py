@@ -52,8 +52,17 @@ class OrderEnforcing(Wrapper[ObsType, ActType]):
         return action
 
     def after_step(self, result: StepResult) -> StepResult:
-        if self._ended is None and result.done:
-            self._ended = "terminated" if result.terminated else "was truncated"
+        if self._ended is None and (result[2] or result[3]):  # terminated or truncated
+            self._ended = "terminated" if result[2] else "was truncated"
+        return result
+
+    def step(self, action: ActType) -> StepResult:
+        # the hooks inlined: make() puts this wrapper around every env, so every step pays it
+        if self._ended is not None or self.closed or not self.has_reset:
+            return self.after_step(self.env.step(self.before_step(action)))
+        result = self.env.step(action)
+        if result[2] or result[3]:
+            self._ended = "terminated" if result[2] else "was truncated"
         return result
 
     def close(self) -> None:

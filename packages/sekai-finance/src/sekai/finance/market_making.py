@@ -98,7 +98,10 @@ class MarketMakingModel:
 
     def observe(self) -> np.ndarray:
         """``[inventory, time_remaining]`` of every env, float32."""
-        return np.stack([self.position, self.time_remaining], axis=1).astype(np.float32)
+        observation = np.empty((len(self.position), 2), dtype=np.float32)  # no stacked copy
+        observation[:, 0] = self.position
+        observation[:, 1] = self.time_remaining
+        return observation
 
     def step(
         self, actions: np.ndarray, rng: np.random.Generator

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -142,6 +142,7 @@ class TradingModelOne:
         self.returns32: np.ndarray = np.append(params._returns, 0.0).astype(np.float32)
         self.lookback: int = params.lookback
         self.allow_short: bool = params.allow_short  # read-only parameters: read once
+        self.low = -1 if self.allow_short else 0
         self.starts = EpisodeStarts(params, 1)
         self.metrics = ScalarEpisodeMetrics()
         self.timestamp = self.end = self.position = 0
@@ -183,7 +184,10 @@ class TradingModelOne:
         params = self.params
         if self.timestamp >= self.end:
             raise ValueError(_ENDED)
-        position = _check_one(action, self.allow_short)
+        if type(action) is int and self.low <= action <= 1:  # the common case, without a call
+            position = action
+        else:
+            position = _check_one(action, self.allow_short)
         cost_model = params.cost_model
         if cost_model is not self._cost_model:  # a new model: find its scalar form once
             self._cost_model = cost_model
@@ -205,7 +209,8 @@ class TradingModelOne:
         price = self.history.item(timestamp)
         new_equity = self.cash + self.shares * price
         terminated = new_equity <= RUIN
-        reward = float(np.log(max(new_equity, RUIN) / equity))
+        # max(new_equity, RUIN) without the call; log as the array model's np.log
+        reward = float(np.log((RUIN if new_equity < RUIN else new_equity) / equity))
         self.metrics.update(reward, traded / equity)
         self.timestamp, self.price, self.equity, self.position = (
             timestamp,
@@ -223,8 +228,10 @@ class TradingModelOne:
         }
         if terminated or truncated:
             info.update(self.metrics.summary(params.periods_per_year))
-        observation = self._observation(timestamp, position)
-        return cast(StepResult, _step_result((observation, reward, terminated, truncated, info)))
+        lookback = self.lookback  # the observation, as _observation() builds it, inlined
+        observation = self.returns32[timestamp - lookback + 1 : timestamp + 2].copy()
+        observation[lookback] = position
+        return _step_result((observation, reward, terminated, truncated, info))
 
     def _observation(self, timestamp: int, position: int) -> np.ndarray:
         """The window ending at ``timestamp``, then the position (over bar timestamp + 1)."""
@@ -234,7 +241,7 @@ class TradingModelOne:
 
 
 # StepResult's own __new__ is Python code; building the tuple directly is 1 µs faster a step
-_step_result = functools.partial(tuple.__new__, StepResult)
+_step_result: Callable[[tuple[Any, ...]], StepResult] = functools.partial(tuple.__new__, StepResult)
 
 
 def _cost_of_one(cost_model: Callable[[np.ndarray], np.ndarray], value: float) -> float:
@@ -247,8 +254,6 @@ def _cost_of_one(cost_model: Callable[[np.ndarray], np.ndarray], value: float) -
 def _check_one(action: Any, allow_short: bool) -> int:
     """One action as an int position; the ValueError of :meth:`TradingModel._check`."""
     low = -1 if allow_short else 0
-    if type(action) is int and low <= action <= 1:  # the common case, quickly
-        return action
     value = action.item() if isinstance(action, np.ndarray | np.generic) else action
     try:
         position = int(value)

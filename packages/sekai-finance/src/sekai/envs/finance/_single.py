@@ -129,6 +129,9 @@ def _row(arrays: InfoArrays) -> dict[str, Any]:
     """Env 0's info from the model's info arrays: a masked row has no key."""
     info = {}
     for key, value in arrays.items():
+        if type(value) is np.ndarray and value.ndim == 1:  # most keys: a scalar, read quickly
+            info[key] = value.item(0)
+            continue
         if isinstance(value, np.ma.MaskedArray):
             if np.ma.getmaskarray(value)[0]:
                 continue
