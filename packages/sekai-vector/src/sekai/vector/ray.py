@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import cloudpickle
@@ -19,9 +19,11 @@ import numpy as np
 from sekai.checks import is_whole_number
 from sekai.core import Env
 from sekai.spaces import Space, concatenate
+from sekai.vector._lazy_infos import _LazyInfos
 from sekai.vector.backend import EnvGroup, check_env_fns, check_same_spaces
 from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset
 from sekai.vector.errors import VecEnvWorkerError, worker_error
+from sekai.vector.proc import _as_array_batch
 from sekai.vector.results import VecResetResult, VecStepResult
 
 try:
@@ -113,7 +115,7 @@ class RayVecEnv(VecEnv):
         return self._reset_result(self._request("reset", self._reset_data(seeds, options)))
 
     def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
-        return self._step_result(self._request("step", self._split(actions)))
+        return self._step_result(self._request("step", self._step_data(actions)))
 
     async def _async_reset_subenvs(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
@@ -122,7 +124,7 @@ class RayVecEnv(VecEnv):
         return self._reset_result(await self._async_request("reset", data))
 
     async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
-        return self._step_result(await self._async_request("step", self._split(actions)))
+        return self._step_result(await self._async_request("step", self._step_data(actions)))
 
     def _get_attr(self, name: str) -> list[Any]:
         return _flat(self._request("get_attr", [name] * self.num_workers))
@@ -199,8 +201,14 @@ class RayVecEnv(VecEnv):
             ray.kill(actor)
 
     # -- data and results -----------------------------------------------------------------
-    def _split(self, values: list[Any]) -> list[list[Any]]:
+    def _split(self, values: Any) -> list[Any]:
         return [values[ranks.start : ranks.stop] for ranks in self._slices]
+
+    def _step_data(self, actions: list[Any]) -> list[Any]:
+        """Each actor's actions: a slice of one array when they stack into one (far cheaper to
+        send than thousands of rows), else a slice of the list."""
+        batch = _as_array_batch(actions)
+        return self._split(actions if batch is None else batch)
 
     def _reset_data(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
@@ -209,7 +217,8 @@ class RayVecEnv(VecEnv):
 
     def _reset_result(self, replies: list[VecResetResult]) -> VecResetResult:
         return VecResetResult(
-            _join([reply.observations for reply in replies]), _flat([r.infos for r in replies])
+            _join([reply.observations for reply in replies]),
+            _join_infos([r.infos for r in replies]),
         )
 
     def _step_result(self, replies: list[VecStepResult]) -> VecStepResult:
@@ -218,7 +227,7 @@ class RayVecEnv(VecEnv):
             np.concatenate([reply.rewards for reply in replies]).astype(np.float64, copy=False),
             np.concatenate([reply.terminated for reply in replies]).astype(bool, copy=False),
             np.concatenate([reply.truncated for reply in replies]).astype(bool, copy=False),
-            _flat([reply.infos for reply in replies]),
+            _join_infos([reply.infos for reply in replies]),
         )
 
 
@@ -271,14 +280,14 @@ class _SliceActor:
         if self.native is not None:
             seed = None if any(s is None for s in seeds) else seeds
             result = self.native.reset(seed=seed, options=options)
-            return VecResetResult(result.observations, list(result.infos))
+            return result._replace(infos=_shippable(result.infos))
         observations, infos = zip(*self.group.reset(seeds, options), strict=True)
         return VecResetResult(concatenate(self._space, observations), list(infos))
 
     def _step(self, actions: list[Any]) -> VecStepResult:
         if self.native is not None:
-            result = self.native.step(np.asarray(actions))
-            return result._replace(infos=list(result.infos))
+            result = self.native.step(actions)
+            return result._replace(infos=_shippable(result.infos))
         observations, rewards, terminated, truncated, infos = zip(
             *self.group.step(actions), strict=True
         )
@@ -387,6 +396,37 @@ def _join(batches: list[Any]) -> Any:
     if isinstance(first, np.ndarray):
         return np.concatenate(batches)
     return [item for batch in batches for item in batch]
+
+
+def _join_infos(parts: list[Sequence[dict[str, Any]]]) -> Sequence[dict[str, Any]]:
+    """The actors' infos as one sequence: built on access if any actor's are (a native slice's)."""
+    if not any(isinstance(part, _LazyInfos) for part in parts):
+        return _flat(parts)
+    ends = np.cumsum([len(part) for part in parts])
+
+    def build(i: int) -> dict[str, Any]:
+        actor = int(np.searchsorted(ends, i, side="right"))
+        return parts[actor][i - (int(ends[actor - 1]) if actor else 0)]
+
+    return _LazyInfos(int(ends[-1]), build)
+
+
+def _shippable(infos: Sequence[dict[str, Any]]) -> Any:
+    """A native env's lazy infos, to travel as the arrays they are built from, not as dicts."""
+    if isinstance(infos, _LazyInfos):
+        return _ShippedInfos(len(infos), infos._build)
+    return list(infos)
+
+
+class _ShippedInfos:
+    """Unpickles as the _LazyInfos it stands for; its builder travels by value (cloudpickle)."""
+
+    def __init__(self, num_envs: int, build: Callable[[int], dict[str, Any]]) -> None:
+        self.num_envs = num_envs
+        self.build = build
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _LazyInfos, (self.num_envs, self.build)
 
 
 def _flat(parts: list[Any]) -> list[Any]:
