@@ -123,11 +123,12 @@ def test_make_vec_runs_a_native_env_per_actor_slice():
         assert observations.shape == (8, *vec.single_observation_space.shape)
         np.testing.assert_array_equal(observations[:4], first)
         actions = np.stack([vec.single_action_space.sample() for _ in range(8)])
-        result = vec.step(actions)
-        np.testing.assert_array_equal(
-            result.observations[:4], native.step(actions[:4]).observations
-        )
-        assert result.rewards.shape == (8,)
+        result, want = vec.step(actions), native.step(actions[:4])
+        np.testing.assert_array_equal(result.observations[:4], want.observations)
+        np.testing.assert_array_equal(result.rewards[:4], want.rewards)
+        assert len(result.infos) == 8
+        assert [info["wealth"] for info in result.infos[:4]] == [i["wealth"] for i in want.infos]
+        assert "wealth" in result.infos[7]
     finally:
         vec.close()
         native.close()

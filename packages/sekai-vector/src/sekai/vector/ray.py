@@ -16,14 +16,13 @@ from typing import Any
 import cloudpickle
 import numpy as np
 
-from sekai.checks import is_whole_number
 from sekai.core import Env
 from sekai.spaces import Space, concatenate
 from sekai.vector._lazy_infos import _LazyInfos
 from sekai.vector.backend import EnvGroup, check_env_fns, check_same_spaces
 from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset
 from sekai.vector.errors import VecEnvWorkerError, worker_error
-from sekai.vector.proc import _as_array_batch
+from sekai.vector.proc import _as_array_batch, _check_num_workers
 from sekai.vector.results import VecResetResult, VecStepResult
 
 try:
@@ -74,7 +73,7 @@ class RayVecEnv(VecEnv):
             raise ValueError(f"num_cpus must be a number >= 0, got {num_cpus!r}")
         _connect(address)
         num_envs = len(env_fns)
-        self.num_workers = _check_num_workers(num_workers, num_envs, num_cpus)
+        self.num_workers = _num_workers(num_workers, num_envs, num_cpus)
         self._slices = [
             range(int(part[0]), int(part[-1]) + 1)
             for part in np.array_split(np.arange(num_envs), self.num_workers)
@@ -366,24 +365,23 @@ def _connect(address: str | None) -> None:
         return
     try:
         ray.init(address="auto")
-        _log.info("RayVecEnv connected to the running Ray cluster")
+        _log.info(
+            "RayVecEnv connected to the running Ray cluster at %s",
+            ray.get_runtime_context().gcs_address,
+        )
     except ConnectionError:
         ray.init(include_dashboard=False)
         _log.info("RayVecEnv found no running Ray cluster and started a local one")
 
 
-def _check_num_workers(num_workers: int | None, num_envs: int, num_cpus: float) -> int:
-    if num_workers is None:
-        cpus = ray.cluster_resources().get("CPU", 1)
-        return max(1, min(num_envs, int(cpus // num_cpus) if num_cpus else num_envs))
-    if not is_whole_number(num_workers):
-        raise TypeError(f"num_workers must be an int or None, got {type(num_workers).__name__}")
-    if not 1 <= num_workers <= num_envs:
-        raise ValueError(
-            f"num_workers must be between 1 and the number of sub-envs ({num_envs}), "
-            f"got {num_workers}"
-        )
-    return int(num_workers)
+def _num_workers(num_workers: int | None, num_envs: int, num_cpus: float) -> int:
+    """``num_workers`` checked as ProcVecEnv does; None: as many actors as the cluster's CPUs
+    hold at ``num_cpus`` each (at most one per sub-env), so that none waits for a CPU."""
+    if num_workers is not None:
+        return _check_num_workers(num_workers, num_envs)
+    if not num_cpus:
+        return num_envs
+    return max(1, min(num_envs, int(ray.cluster_resources().get("CPU", 1) // num_cpus)))
 
 
 def _join(batches: list[Any]) -> Any:
