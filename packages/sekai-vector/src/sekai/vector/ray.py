@@ -19,6 +19,7 @@ import numpy as np
 from sekai.core import Env
 from sekai.spaces import Space, concatenate
 from sekai.vector._lazy_infos import _LazyInfos
+from sekai.vector._worker_pool import _worker_error
 from sekai.vector.backend import EnvGroup, check_env_fns, check_same_spaces
 from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset
 from sekai.vector.errors import VecEnvWorkerError, worker_error
@@ -186,13 +187,7 @@ class RayVecEnv(VecEnv):
             raise self._broken
         for status, value in replies:
             if status == "error":
-                rank, exc_type, message, remote = value
-                raise worker_error(
-                    f"sub-env {rank} raised {exc_type}: {message}",
-                    rank=rank,
-                    exc_type=exc_type,
-                    remote_traceback=remote,
-                )
+                raise _worker_error(value)
         return [value for _, value in replies]
 
     def _kill_actors(self) -> None:
