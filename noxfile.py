@@ -211,6 +211,21 @@ def render(session: nox.Session) -> None:
 
 
 @nox.session(python="3.11")
+def ray(session: nox.Session) -> None:
+    """RayVecEnv's tests, on a local Ray (2 CPUs, no dashboard) the tests start themselves."""
+    _sync(session, "--extra", "ray")
+    session.run(
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/vector/test_vec_ray.py",
+        *session.posargs,
+        env={"RAY_USAGE_STATS_ENABLED": "0"},
+    )
+
+
+@nox.session(python="3.11")
 def lint(session: nox.Session) -> None:
     """ruff lint and format check."""
     session.install("ruff>=0.8")

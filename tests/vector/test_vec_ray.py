@@ -1,0 +1,134 @@
+"""RayVecEnv on a local Ray (2 CPUs, no dashboard) started once for these tests: `nox -s ray`."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+import sekai
+import sekai.testing
+from sekai.vector import SyncVecEnv, VecEnvWorkerError
+
+pytestmark = pytest.mark.needs("ray")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def _ray_vec(env_fns, **kwargs):
+    from sekai.vector.ray import RayVecEnv
+
+    return RayVecEnv(env_fns, num_workers=2, num_cpus=0.5, **kwargs)
+
+
+def _cartpoles(n):
+    return [lambda: sekai.make("CartPole-v1") for _ in range(n)]
+
+
+@pytest.mark.parametrize("autoreset", [True, "next_step", False])
+def test_same_seeds_give_the_same_trajectories_as_sync(autoreset):
+    vec = _ray_vec(_cartpoles(5), autoreset=autoreset)
+    sync = SyncVecEnv(_cartpoles(5), autoreset=autoreset)
+    try:
+        for result_ray, result_sync in zip(vec.reset(seed=3), sync.reset(seed=3), strict=True):
+            np.testing.assert_equal(result_ray, result_sync)
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            actions = rng.integers(0, 2, size=5)
+            got, want = vec.step(actions), sync.step(actions)
+            np.testing.assert_array_equal(got.observations, want.observations)
+            np.testing.assert_array_equal(got.rewards, want.rewards)
+            np.testing.assert_array_equal(got.terminated, want.terminated)
+            np.testing.assert_array_equal(got.truncated, want.truncated)
+            assert [sorted(i) for i in got.infos] == [sorted(i) for i in want.infos]
+            if autoreset is False and got.dones.any():
+                vec.reset(seed=7)
+                sync.reset(seed=7)
+    finally:
+        vec.close()
+        sync.close()
+
+
+def test_check_vec_env_passes():
+    sekai.testing.check_vec_env(_ray_vec(_cartpoles(3)))
+
+
+def test_a_sub_env_error_names_its_rank_type_and_remote_traceback():
+    vec = _ray_vec(_cartpoles(4))
+    vec.reset(seed=0)
+    with pytest.raises(VecEnvWorkerError) as caught:
+        vec.call("no_such_method")
+    assert caught.value.rank == 0
+    assert caught.value.exc_type == "AttributeError"
+    assert "no_such_method" in caught.value.remote_traceback
+    assert isinstance(caught.value, AttributeError)
+    vec.step(np.zeros(4, dtype=np.int64))  # the actors are still usable
+    vec.close()
+
+
+def test_a_killed_actor_raises_vec_env_worker_error_naming_its_sub_envs():
+    import ray
+
+    vec = _ray_vec(_cartpoles(4))
+    vec.reset(seed=0)
+    ray.kill(vec._actors[1])
+    with pytest.raises(VecEnvWorkerError) as caught:
+        vec.step(np.zeros(4, dtype=np.int64))
+    assert caught.value.rank == 2
+    assert "2-3" in str(caught.value)
+    with pytest.raises(VecEnvWorkerError):  # broken for good: only close() is left
+        vec.step(np.zeros(4, dtype=np.int64))
+    vec.close()
+
+
+def test_async_step_matches_step():
+    vec = _ray_vec(_cartpoles(4))
+    sync = SyncVecEnv(_cartpoles(4))
+
+    async def run():
+        await vec.async_reset(seed=1)
+        return await vec.async_step(np.ones(4, dtype=np.int64))
+
+    try:
+        got = asyncio.run(run())
+        sync.reset(seed=1)
+        want = sync.step(np.ones(4, dtype=np.int64))
+        np.testing.assert_array_equal(got.observations, want.observations)
+        np.testing.assert_array_equal(got.rewards, want.rewards)
+    finally:
+        vec.close()
+        sync.close()
+
+
+@pytest.mark.needs("sekai-finance")
+def test_make_vec_runs_a_native_env_per_actor_slice():
+    vec = sekai.make_vec(
+        "Portfolio-v0",
+        8,
+        vectorization_mode="ray",
+        vector_kwargs={"num_workers": 2, "num_cpus": 0.5},
+    )
+    native = sekai.make_vec("Portfolio-v0", 4, vectorization_mode="native")
+    try:
+        observations, _ = vec.reset(seed=[1, 2, 3, 4, 5, 6, 7, 8])
+        first, _ = native.reset(seed=[1, 2, 3, 4])  # actor 0's slice is this native env
+        assert observations.shape == (8, *vec.single_observation_space.shape)
+        np.testing.assert_array_equal(observations[:4], first)
+        actions = np.stack([vec.single_action_space.sample() for _ in range(8)])
+        result, want = vec.step(actions), native.step(actions[:4])
+        np.testing.assert_array_equal(result.observations[:4], want.observations)
+        np.testing.assert_array_equal(result.rewards[:4], want.rewards)
+        assert len(result.infos) == 8
+        assert [info["wealth"] for info in result.infos[:4]] == [i["wealth"] for i in want.infos]
+        assert "wealth" in result.infos[7]
+    finally:
+        vec.close()
+        native.close()
