@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import signal
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -48,6 +49,10 @@ def _absent(needs: Iterable[str]) -> set[str]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # A shell starts background jobs with SIGINT ignored, and Python keeps an inherited SIG_IGN:
+    # the Ctrl-C tests need Python's own handler however the suite was started.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line(
         "markers", "needs(*distributions): the test runs only where these are installed"
     )
