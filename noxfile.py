@@ -21,7 +21,7 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = True
 # `nox` runs every check once: the install sets run each test folder against built wheels and
 # `installs(install_set='all')` the whole suite, slow tests included; `tests` (the editable
-# workspace) and `sb3` are quicker loops for development, run by name.
+# workspace) and `sb3` are quicker loops for development, run by name. `ray` starts a local Ray.
 nox.options.sessions = [
     "lint",
     "types",
@@ -30,6 +30,7 @@ nox.options.sessions = [
     "installs",
     "render",
     "docs",
+    "ray",
 ]
 
 ROOT = Path(__file__).parent
