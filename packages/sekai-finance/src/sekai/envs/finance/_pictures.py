@@ -66,19 +66,46 @@ class EpisodeTrace:
         """The episode so far as a ``(HEIGHT, WIDTH, 3)`` uint8 frame; None before a reset."""
         if not self.rows:
             return None
-        price, equity, holding = (np.array(column) for column in zip(*self.rows, strict=True))
         canvas = Canvas(WIDTH, HEIGHT)
+        self.draw_on(canvas, 10)
+        return canvas.to_array()
+
+    def draw_on(self, canvas: Canvas, top: float) -> None:
+        """Draw the three charts on ``canvas`` from ``top`` down, ``HEIGHT - 20`` pixels."""
+        price, equity, holding = (np.array(column) for column in zip(*self.rows, strict=True))
         steps = np.arange(len(price), dtype=np.float64)
         x_range = (0.0, max(len(price) - 1, 1))
-        top = Plot(canvas, (40, 10, 590, 180), x_range, _span(price))
-        _draw_price(top, steps, price, holding)
-        middle = Plot(canvas, (40, 195, 590, 300), x_range, _span(equity))
+        upper = Plot(canvas, (40, top, 590, top + 170), x_range, _span(price))
+        _draw_price(upper, steps, price, holding)
+        middle = Plot(canvas, (40, top + 185, 590, top + 290), x_range, _span(equity))
         middle.axes()
-        middle.hline(float(equity[0]), _GRID)
-        _draw_lines(middle, steps, equity, (_EQUITY,))
-        bottom = Plot(canvas, (40, 315, 590, 390), x_range, _span(holding, zero=True))
-        _draw_holding(bottom, steps, holding)
-        return canvas.to_array()
+        if equity.ndim == 1:
+            middle.hline(float(equity[0]), _GRID)
+            _draw_lines(middle, steps, equity, (_EQUITY,))
+        else:
+            _draw_lines(middle, steps, equity, _PALETTE)
+        lower = Plot(canvas, (40, top + 305, 590, top + 380), x_range, _span(holding, zero=True))
+        _draw_holding(lower, steps, holding)
+
+
+def draw_book(
+    canvas: Canvas,
+    top: float,
+    bids: list[tuple[float, int]],
+    asks: list[tuple[float, int]],
+    tick: float,
+) -> None:
+    """The book's levels as bars on ``canvas`` from ``top``, 100 pixels high: volume against
+    price, bids green and asks red."""
+    prices = [price for price, _ in bids + asks]
+    volumes = [volume for _, volume in bids + asks]
+    x_range = (min(prices, default=0.0) - tick, max(prices, default=0.0) + tick)
+    plot = Plot(canvas, (40, top, 590, top + 100), x_range, (0.0, max(volumes, default=1)))
+    plot.axes()
+    for levels, color in ((bids, _BUY), (asks, _SELL)):
+        if levels:
+            x, height = np.array(levels, np.float64).T
+            plot.bars(x, height, color, tick * 0.8)
 
 
 def _draw_price(plot: Plot, steps: np.ndarray, price: np.ndarray, holding: np.ndarray) -> None:
