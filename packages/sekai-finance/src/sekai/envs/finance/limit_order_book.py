@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from sekai._raster import Canvas
 from sekai.envs.finance._lob_market import (
     DEPTH_WINDOW,
     MarketConfig,
@@ -18,7 +19,6 @@ from sekai.envs.finance._lob_market import (
     action_space_for,
     observation_space_for,
 )
-from sekai._raster import Canvas
 from sekai.envs.finance._pictures import HEIGHT, WIDTH, EpisodeTrace, Picture, draw_book
 from sekai.finance.order_book import BUY, PUBLIC, SELL, OrderBook
 from sekai.finance.order_flow import (
