@@ -220,7 +220,7 @@ class Plot:
     (y down, as the canvas without ``y_up``). A degenerate range (low == high) is widened so a
     flat series sits in the middle. Example::
 
-        plot = Plot(canvas, (10, 10, 590, 190), x_range=(0, 99), y_range=(prices.min(), prices.max()))
+        plot = Plot(canvas, (10, 10, 590, 190), (0, 99), (prices.min(), prices.max()))
         plot.axes()
         plot.line(np.arange(100), prices, BLUE)
     """
