@@ -22,7 +22,14 @@ _FOLDER_NEEDS: dict[str, tuple[str, ...]] = {
     "vector": ("sekai-vector",),
     "finance": ("sekai-finance",),
     "compat": ("sekai-compat",),
-    "spec": ("sekai-vector", "sekai-finance", "sekai-compat", "gymnasium", "pettingzoo"),
+    "spec": (
+        "sekai-vector",
+        "sekai-finance",
+        "sekai-compat",
+        "gymnasium",
+        "pettingzoo",
+        "matplotlib",
+    ),
 }
 _missing: set[str] = set()  # needs of tests this run left out
 
