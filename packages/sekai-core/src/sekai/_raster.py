@@ -84,8 +84,17 @@ class Canvas:
 
     def rectangle(self, corner: Point, opposite: Point, color: Color) -> None:
         """Fill the axis-aligned rectangle with the corners ``corner`` and ``opposite``."""
-        (xa, ya), (xb, yb) = corner, opposite
-        self.polygon([(xa, ya), (xb, ya), (xb, yb), (xa, yb)], color)
+        low, high = np.sort(self._to_pixels([corner, opposite]), axis=0)
+        box = self._box(low, high)
+        if box is None:
+            return
+        x0, y0, x1, y1 = box
+        # the signed distance to the edge, as polygon() measures it, one axis at a time
+        dx = np.minimum(np.arange(x0, x1) - low[0], high[0] - np.arange(x0, x1))[None, :]
+        dy = np.minimum(np.arange(y0, y1) - low[1], high[1] - np.arange(y0, y1))[:, None]
+        outside = np.hypot(np.maximum(-dx, 0.0), np.maximum(-dy, 0.0))
+        depth = np.where((dx >= 0) & (dy >= 0), np.minimum(dx, dy), -outside)
+        self._blend(x0, y0, self._fill_coverage(depth), color)
 
     def circle(self, center: Point, radius: float, color: Color) -> None:
         """Fill the disc of ``radius`` pixels around ``center`` (its edge pixels included, as
