@@ -32,6 +32,7 @@ class FinanceVecEnv(NativeVecEnv):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls.metadata = dict(cls.env_class.metadata)  # the render modes of its env
         for name in cls.env_class.state_attributes:
             if name not in cls.__dict__:
                 setattr(cls, name, property(_state_array(name), doc=f"Every sub-env's {name}."))
@@ -53,7 +54,6 @@ class FinanceVecEnv(NativeVecEnv):
             max_episode_steps=max_episode_steps,
         )
         self.template = template
-        self.metadata = dict(template.metadata)
         self.render_mode = template.render_mode
         self._model = template._make_model(self.num_envs)
         self._reset_info_arrays: InfoArrays = {}
@@ -84,7 +84,7 @@ class FinanceVecEnv(NativeVecEnv):
         return result
 
     # -- frames ----------------------------------------------------------------------------------
-    def render(self) -> list[Any] | None:
+    def render(self) -> list[Any] | None:  # type: ignore[override]
         """With ``render_mode="rgb_array"``, one frame per sub-env of its episode so far, as the
         single env draws it (None for a sub-env not reset yet); with ``"ansi"``, the template
         describes no sub-env's step, so None, as without a render mode."""
