@@ -65,7 +65,12 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-pettingzoo": (["sekai-compat[pettingzoo]"], ["tests/compat"], []),
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
     "all": (
-        ["sekai[gymnasium,pettingzoo,sb3,plot]", "sekai-demo-plugin", "sekai-demo-backend"],
+        [
+            "sekai[gymnasium,pettingzoo,sb3]",
+            "sekai-finance[plot]",  # named itself: the overrides give sekai's extras to compat
+            "sekai-demo-plugin",
+            "sekai-demo-backend",
+        ],
         ["tests"],
         [],
     ),
@@ -104,16 +109,24 @@ def _install_built(session: nox.Session, specs: list[str]) -> None:
     """Install built wheels into the session's venv, as a user would from an index.
 
     Every sekai distribution resolves to this run's wheel (a uv override), also when it comes in
-    as another's dependency, so nothing of the same name can be taken from an index.
+    as another's dependency, so nothing of the same name can be taken from an index. An override
+    replaces a requirement whole, extras included, so each carries the extras the set asks for
+    (the meta-distribution's extras are sekai-compat's).
     """
+    extras: dict[str, set[str]] = {}
+    for spec in specs:
+        name, _, wanted = spec.partition("[")
+        names = [name, "sekai-compat"] if name == "sekai" else [name]
+        for target in names:
+            extras.setdefault(target, set()).update(filter(None, wanted.rstrip("]").split(",")))
+    lines = []
+    for wheel in _dist().glob("*.whl"):
+        name = wheel.name.split("-")[0].replace("_", "-")
+        chosen = sorted(extras.get(name, ()))
+        lines.append(f"{name}{'[' + ','.join(chosen) + ']' if chosen else ''} @ {wheel.as_uri()}")
     overrides = Path(session.create_tmp()) / "sekai-wheels.txt"
-    overrides.write_text(
-        "".join(
-            f"{wheel.name.split('-')[0].replace('_', '-')} @ {wheel.as_uri()}\n"
-            for wheel in _dist().glob("*.whl")
-        )
-    )
-    if any("sb3" in spec for spec in specs):
+    overrides.write_text("\n".join(lines) + "\n")
+    if "sb3" in set().union(*extras.values()):
         session.install("--find-links", "/opt/wheels", TORCH_CPU)
     session.install("--override", str(overrides), *specs, *TEST_DEPS)
 
@@ -137,25 +150,42 @@ def installs(session: nox.Session, install_set: str) -> None:
     if tools:
         session.install(*tools)
     names = [*PACKAGES, *OPTIONAL, "sekai-demo-plugin", "sekai-demo-backend"]
-    absent = [name for name in names if not _has(session, name)]
+    absent = _absent(session, names)
     if "sekai-vector" in absent:
         session.run("python", "tests/integration/slim_check.py")
     env = {"SEKAI_TEST_ABSENT": ",".join(absent)}
     session.run("pytest", "-q", "-p", "no:cacheprovider", *paths, *session.posargs, env=env)
 
 
-def _has(session: nox.Session, distribution: str) -> bool:
-    """Whether ``distribution`` is installed in the session's venv."""
+def _absent(session: nox.Session, distributions: list[str]) -> list[str]:
+    """Which of ``distributions`` are not installed in the session's venv."""
     output = session.run(
         "python",
         "-c",
-        "import importlib.metadata as m, sys\n"
-        "try: m.distribution(sys.argv[1]); print('yes')\n"
-        "except m.PackageNotFoundError: print('no')",
-        distribution,
+        "import sys\n"
+        "from importlib.metadata import PackageNotFoundError, distribution\n"
+        "for name in sys.argv[1:]:\n"
+        "    try: distribution(name)\n"
+        "    except PackageNotFoundError: print(name)",
+        *distributions,
         silent=True,
     )
-    return str(output).strip().endswith("yes")
+    return str(output).split()
+
+
+@nox.session(python="3.11")
+def sb3(session: nox.Session) -> None:
+    """Every Stable-Baselines3 test and example, the slow PPO-solves-CartPole one included.
+
+    They need stable-baselines3 and torch (marker ``needs``), which the workspace does not
+    install: here torch comes from the CPU wheel. Other runs deselect the slow test.
+    """
+    _sync(session)
+    session.install("--find-links", "/opt/wheels", TORCH_CPU, "stable-baselines3>=2.3")
+    tests = ["tests/compat/test_sb3.py", "tests/spec/test_docs.py"]
+    session.run(
+        "pytest", "-p", "no:cacheprovider", "-m", "slow or not slow", *tests, *session.posargs
+    )
 
 
 @nox.session(python="3.11")

@@ -1,8 +1,9 @@
 """Which tests need which distributions, so that each install set runs the tests that apply to it.
 
-A test needs the distributions of its folder (``tests/vector/`` needs sekai-vector, ...) and those
-its ``@pytest.mark.needs(...)`` marker names. Tests whose needs are not installed are deselected
-and named in the summary, never skipped as if they had passed. ``SEKAI_TEST_ABSENT`` (comma-
+A test needs the distributions of its folder (``tests/vector/`` needs sekai-vector, ...) or module
+(a bridge's tests need its library), and those its ``@pytest.mark.needs(...)`` marker names. Tests
+whose needs are not installed are deselected and named in the summary, never skipped as if they
+had passed. ``SEKAI_TEST_ABSENT`` (comma-
 separated, set by the nox sessions) lists what a run knowingly lacks: when it is set, a need that
 is missing but not listed is an error, so a broken install cannot quietly drop tests.
 """
@@ -18,9 +19,11 @@ from pathlib import Path
 import pytest
 
 _TESTS = Path(__file__).parent
-_FOLDER_NEEDS: dict[str, tuple[str, ...]] = {
+_PATH_NEEDS: dict[str, tuple[str, ...]] = {  # paths under tests/ -> what importing them needs
     "vector": ("sekai-vector",),
     "finance": ("sekai-finance",),
+    "finance/lob/test_lob_vec.py": ("sekai-vector",),
+    "finance/test_simulated_markets.py": ("sekai-vector",),
     "compat": ("sekai-compat",),
     "spec": (
         "sekai-vector",
@@ -30,6 +33,10 @@ _FOLDER_NEEDS: dict[str, tuple[str, ...]] = {
         "pettingzoo",
         "matplotlib",
     ),
+    "compat/test_spaces.py": ("gymnasium",),
+    "compat/test_gymnasium_env.py": ("gymnasium",),
+    "compat/test_gymnasium_vector.py": ("gymnasium",),
+    "compat/test_pettingzoo.py": ("pettingzoo",),
 }
 _missing: set[str] = set()  # needs of tests this run left out
 
@@ -54,10 +61,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Do not import a test folder whose distributions are absent."""
-    if collection_path.parent != _TESTS:
+    """Do not import a test folder or module whose distributions are absent."""
+    if not collection_path.is_relative_to(_TESTS):
         return None
-    absent = _absent(_FOLDER_NEEDS.get(collection_path.name, ()))
+    absent = _absent(_PATH_NEEDS.get(collection_path.relative_to(_TESTS).as_posix(), ()))
     _missing.update(absent)
     return True if absent else None
 

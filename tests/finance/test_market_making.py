@@ -110,6 +110,7 @@ def test_avellaneda_stoikov_needs_a_positive_risk_aversion():
         AvellanedaStoikov(0.0, 2.0, 1.5, 5.0)
 
 
+@pytest.mark.needs("sekai-vector")
 def test_avellaneda_stoikov_keeps_inventory_tighter_than_symmetric_quotes_of_the_same_spread():
     vec = sekai.make_vec("MarketMaking-v0", 400)
     skewed = AvellanedaStoikov.for_env(vec)
@@ -151,6 +152,7 @@ def test_the_last_step_ends_the_episode_with_its_metrics():
     assert final["turnover"] == pytest.approx(traded / capital, rel=0.05)
 
 
+@pytest.mark.needs("sekai-vector")
 def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():
     vec = sekai.make_vec("MarketMaking-v0", 4)
     vec.reset(seed=0)

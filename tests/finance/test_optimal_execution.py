@@ -13,7 +13,6 @@ from rollouts import run_episode
 
 import sekai
 from sekai.envs.finance.execution import OptimalExecutionEnv
-from sekai.envs.finance.execution_vec import OptimalExecutionVecEnv
 from sekai.finance.baselines import TWAP, AlmgrenChriss
 from sekai.finance.execution import ExecutionModel
 
@@ -123,8 +122,11 @@ def test_almgren_chriss_without_risk_aversion_is_twap():
     )
 
 
+@pytest.mark.needs("sekai-vector")
 def test_almgren_chriss_beats_twap_on_the_mean_variance_objective():
     """The schedule is the optimum of E + lambda Var: its mean risk-adjusted reward is higher."""
+    from sekai.envs.finance.execution_vec import OptimalExecutionVecEnv
+
     vec = OptimalExecutionVecEnv(500, risk_aversion=1e-6)
     totals = {}
     for name, policy in (("ac", AlmgrenChriss.for_env(vec)), ("twap", TWAP.for_env(vec))):
@@ -145,6 +147,7 @@ def test_almgren_chriss_refuses_impact_parameters_without_a_solution():
 
 
 # -- the env API ---------------------------------------------------------------------------------
+@pytest.mark.needs("sekai-vector")
 def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():
     vec = sekai.make_vec("OptimalExecution-v0", 4)
     vec.reset(seed=0)

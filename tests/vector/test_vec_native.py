@@ -232,3 +232,40 @@ def test_step_hook_results_of_the_wrong_shape_are_named():
     vec.reset(seed=0)
     with pytest.raises(ValueError, match=r"of shape \(3,\), got shapes \(3, 1\), \(3,\) and \(\)"):
         vec.step(np.array([1, 0, 1]))
+
+
+def _row_of(arrays: dict, j: int, rows: int) -> dict:
+    """Row j of info arrays with a leading axis of ``rows`` (nested dicts too)."""
+    return {
+        key: _row_of(value, j, rows)
+        if isinstance(value, dict)
+        else value[j]
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == rows
+        else value
+        for key, value in arrays.items()
+    }
+
+
+def _assert_same_info(actual: dict, expected: dict) -> None:
+    assert actual.keys() == expected.keys()
+    for key, value in expected.items():
+        if isinstance(value, dict):
+            _assert_same_info(actual[key], value)
+        else:
+            np.testing.assert_array_equal(actual[key], value)
+
+
+@pytest.mark.parametrize("autoreset", [True, "next_step", False])
+def test_lazy_infos_expose_the_columns_every_row_comes_from(autoreset):
+    vec = DriftVecEnv(6, max_episode_steps=3, autoreset=autoreset, bound=1.0)
+    results = [vec.reset(seed=2)] + [vec.step(np.ones(6, dtype=np.int64)) for _ in range(5)]
+    irregular_rows = 0
+    for result in results:
+        arrays, irregular, irregular_arrays = result.infos.columns()
+        for i in range(6):
+            if i not in irregular:
+                _assert_same_info(result.infos[i], _row_of(arrays, i, 6))
+        for j, i in enumerate(irregular):
+            _assert_same_info(result.infos[i], _row_of(irregular_arrays, j, len(irregular)))
+            irregular_rows += 1
+    assert irregular_rows > 0 or autoreset is False

@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
+
+
+class InfoColumns(NamedTuple):
+    """Per-env infos as arrays: ``infos[i]`` is row i of ``arrays`` unless i is in ``irregular``.
+
+    A value with a leading axis as long as the rows it describes gives one entry per row; any
+    other value is shared by every row. Row j of ``irregular_arrays`` (nested dicts included) is
+    the info of sub-env ``irregular[j]``; None when those infos are only available as dicts.
+    """
+
+    arrays: dict[str, Any]
+    irregular: Any
+    irregular_arrays: dict[str, Any] | None
 
 
 class _LazyInfos(Sequence[dict[str, Any]]):
@@ -13,12 +26,26 @@ class _LazyInfos(Sequence[dict[str, Any]]):
     step would cost more than the step itself, so a caller who never reads infos pays nothing.
     """
 
-    __slots__ = ("_build", "_built", "_num_envs")
+    __slots__ = ("_build", "_built", "_columns", "_num_envs")
 
-    def __init__(self, num_envs: int, build: Callable[[int], dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        build: Callable[[int], dict[str, Any]],
+        columns: InfoColumns | None = None,
+    ) -> None:
         self._num_envs = num_envs
         self._build = build
         self._built: dict[int, dict[str, Any]] = {}
+        self._columns = columns
+
+    def columns(self) -> InfoColumns | None:
+        """The arrays these infos are built from, or None when they were not built that way.
+
+        Lets a caller that wants infos as arrays (gymnasium's vector API) skip building one dict
+        per sub-env.
+        """
+        return self._columns
 
     def __len__(self) -> int:
         return self._num_envs

@@ -18,7 +18,7 @@ import numpy as np
 from sekai.checks import check_positive_int, check_seed, is_whole_number
 from sekai.core import ResetResult, RngMixin, StepResult
 from sekai.spaces import Space, concatenate, iterate
-from sekai.vector._lazy_infos import _LazyInfos
+from sekai.vector._lazy_infos import InfoColumns, _LazyInfos
 from sekai.vector.base import (
     AutoresetMode,
     OptionsArg,
@@ -32,6 +32,7 @@ from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.wrappers import autoreset_result
 
 InfoArrays = dict[str, Any]
+_NO_ROWS = np.zeros(0, dtype=np.intp)
 
 
 class NativeVecEnv(RngMixin, VecEnv):
@@ -102,7 +103,12 @@ class NativeVecEnv(RngMixin, VecEnv):
         observations = self._observe()
         reset_infos = self._reset_infos(indices)
         n = self.num_envs
-        return VecResetResult(observations, _LazyInfos(n, lambda i: _info_row(reset_infos, i, n)))
+        return VecResetResult(
+            observations,
+            _LazyInfos(
+                n, lambda i: _info_row(reset_infos, i, n), InfoColumns(reset_infos, _NO_ROWS, None)
+            ),
+        )
 
     def step(self, actions: Any) -> VecStepResult:
         """Step every sub-env with one array operation per quantity, whatever ``num_envs``."""
@@ -138,12 +144,15 @@ class NativeVecEnv(RngMixin, VecEnv):
         observations = self._observe()
         dones = terminated | truncated
 
+        irregular = _NO_ROWS  # the rows whose info is not just their row of step_infos
+        irregular_arrays: InfoArrays | None = None  # their infos, as arrays when cheap to give
         if self.autoreset == "next_step":
             self._reset_pending = dones
             if replaced is None:
                 build = _step_info_builder(step_infos, n)
             else:
                 build = _next_step_info_builder(step_infos, n, replaced, replaced_infos)
+                irregular, irregular_arrays = replaced, replaced_infos
         elif self.autoreset and dones.any():
             finished = np.flatnonzero(dones)
             final_observations = observations
@@ -155,9 +164,21 @@ class NativeVecEnv(RngMixin, VecEnv):
                 self.observation_space, final_observations, rewards, terminated, truncated
             )
             build = _autoreset_info_builder(step_infos, n, finished, reset_infos, final)
+            irregular = finished
+            if isinstance(final_observations, np.ndarray):
+                finished_infos = {
+                    key: _rows(value, finished, n) for key, value in step_infos.items()
+                }
+                irregular_arrays = {
+                    **finished_infos,
+                    "final_observation": final_observations[finished],
+                    "final_info": finished_infos,
+                    "reset_info": reset_infos,
+                }
         else:
             build = _step_info_builder(step_infos, n)
-        return VecStepResult(observations, rewards, terminated, truncated, _LazyInfos(n, build))
+        infos = _LazyInfos(n, build, InfoColumns(step_infos, irregular, irregular_arrays))
+        return VecStepResult(observations, rewards, terminated, truncated, infos)
 
     async def async_reset(
         self, *, seed: SeedArg = None, options: OptionsArg = None
@@ -250,6 +271,13 @@ def _info_row(arrays: InfoArrays, i: int, n: int) -> dict[str, Any]:
 def _row(value: Any, i: int, n: int) -> Any:
     if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
         return value[i].item() if value.ndim == 1 else value[i]
+    return value
+
+
+def _rows(value: Any, indices: np.ndarray, n: int) -> Any:
+    """The entries of ``indices`` of a per-env array (leading axis n); other values as they are."""
+    if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
+        return value[indices]
     return value
 
 
