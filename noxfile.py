@@ -119,15 +119,18 @@ def _install_built(session: nox.Session, specs: list[str]) -> None:
 
     Every sekai distribution resolves to this run's wheel (a uv override), also when it comes in
     as another's dependency, so nothing of the same name can be taken from an index. An override
-    replaces a requirement whole, extras included, so each carries the extras the set asks for
-    (the meta-distribution's extras are sekai-compat's).
+    replaces a requirement whole, extras included, so each carries the extras the set asks for,
+    also those it asks for through the meta-distribution's extras.
     """
+    meta_extras = tomllib.loads(PYPROJECTS[0].read_text())["project"]["optional-dependencies"]
     extras: dict[str, set[str]] = {}
     for spec in specs:
         name, _, wanted = spec.partition("[")
-        names = [name, "sekai-compat"] if name == "sekai" else [name]
-        for target in names:
-            extras.setdefault(target, set()).update(filter(None, wanted.rstrip("]").split(",")))
+        for extra in filter(None, wanted.rstrip("]").split(",")):
+            extras.setdefault(name, set()).add(extra)
+            for requirement in meta_extras[extra] if name == "sekai" else []:
+                sibling, _, sibling_extras = requirement.partition("[")
+                extras.setdefault(sibling, set()).update(sibling_extras.split("]")[0].split(","))
     lines = []
     for wheel in _dist().glob("*.whl"):
         name = wheel.name.split("-")[0].replace("_", "-")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sekai._raster import BLACK, WHITE, Canvas
+from sekai._raster import BLACK, WHITE, Canvas, Plot
 
 RED = (255, 0, 0)
 
@@ -123,3 +123,34 @@ def test_any_polygon_stays_within_its_bounding_box_and_keeps_colours_between_the
     if len(painted):
         assert painted[:, 1].min() >= min(xs) - 1 and painted[:, 1].max() <= max(xs) + 1
         assert painted[:, 0].min() >= min(ys) - 1 and painted[:, 0].max() <= max(ys) + 1
+
+
+_coordinate = st.floats(-5, 40, allow_nan=False).map(lambda v: round(v, 2))
+
+
+@settings(deadline=None)  # a shared machine's load, not the drawing, decides the time
+@given(_coordinate, _coordinate, _coordinate, _coordinate)
+def test_an_anti_aliased_rectangle_paints_what_the_same_polygon_paints(xa, ya, xb, yb) -> None:
+    rectangle, polygon = Canvas(37, 29), Canvas(37, 29)
+    rectangle.rectangle((xa, ya), (xb, yb), RED)
+    polygon.polygon([(xa, ya), (xb, ya), (xb, yb), (xa, yb)], RED)  # also when degenerate
+    np.testing.assert_array_equal(rectangle.to_array(), polygon.to_array())
+
+
+def test_plot_maps_data_onto_its_box_and_cuts_bars_at_its_edges() -> None:
+    canvas = Canvas(60, 40, antialias=False)
+    plot = Plot(canvas, (10, 5, 50, 35), (0, 4), (0, 10), margin=0.0)
+    np.testing.assert_array_equal(plot.to_pixels([0, 4], [0, 10]), [[10, 35], [50, 5]])
+    plot.bars(np.array([0.0, 4.0]), np.array([10.0, 5.0]), RED, width=1.0)
+    painted = _painted(canvas)
+    columns = np.flatnonzero(painted.any(axis=0))
+    assert columns.min() == 10 and columns.max() == 50  # the half-bars outside the box are cut
+    assert painted[5:36, 10].all() and not painted[:19, 50].any() and painted[21:36, 50].all()
+
+
+def test_plot_widens_a_flat_range_and_refuses_a_reversed_one() -> None:
+    canvas = Canvas(60, 40)
+    flat = Plot(canvas, (10, 5, 50, 35), (0, 4), (3.0, 3.0))
+    assert flat.to_pixels([2], [3.0])[0, 1] == 20.0  # a flat series sits in the middle
+    with pytest.raises(ValueError, match=r"a range needs finite low <= high, got \(2.0, 1.0\)"):
+        Plot(canvas, (10, 5, 50, 35), (2, 1), (0, 1))

@@ -161,7 +161,11 @@ def test_ansi_render_gives_one_line_per_step(env_id):
         (MM, {"inventory_penalty": -0.1}, "inventory_penalty must be a finite number"),
         (MM, {"start_price": 0}, "start_price must be a finite number > 0, got 0"),
         (MM, {"sigma": "2"}, "sigma must be a number, got '2'"),
-        (MM, {"render_mode": "human"}, "render_mode must be None or \"ansi\", got 'human'"),
+        (
+            MM,
+            {"render_mode": "human"},
+            r"render_mode must be None or one of \['ansi', 'rgb_array'\], got 'human'",
+        ),
         (OE, {"side": "hold"}, "side must be 'sell' or 'buy', got 'hold'"),
         (OE, {"shares": 0}, "shares must be a finite number > 0, got 0"),
         (OE, {"sigma": float("nan")}, "sigma must be a finite number .*, got nan"),

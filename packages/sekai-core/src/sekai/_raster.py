@@ -84,8 +84,17 @@ class Canvas:
 
     def rectangle(self, corner: Point, opposite: Point, color: Color) -> None:
         """Fill the axis-aligned rectangle with the corners ``corner`` and ``opposite``."""
-        (xa, ya), (xb, yb) = corner, opposite
-        self.polygon([(xa, ya), (xb, ya), (xb, yb), (xa, yb)], color)
+        low, high = np.sort(self._to_pixels([corner, opposite]), axis=0)
+        box = self._box(low, high)
+        if box is None:
+            return
+        x0, y0, x1, y1 = box
+        # the signed distance to the edge, as polygon() measures it, one axis at a time
+        dx = np.minimum(np.arange(x0, x1) - low[0], high[0] - np.arange(x0, x1))[None, :]
+        dy = np.minimum(np.arange(y0, y1) - low[1], high[1] - np.arange(y0, y1))[:, None]
+        outside = np.hypot(np.maximum(-dx, 0.0), np.maximum(-dy, 0.0))
+        depth = np.where((dx >= 0) & (dy >= 0), np.minimum(dx, dy), -outside)
+        self._blend(x0, y0, self._fill_coverage(depth), color)
 
     def circle(self, center: Point, radius: float, color: Color) -> None:
         """Fill the disc of ``radius`` pixels around ``center`` (its edge pixels included, as
@@ -212,3 +221,93 @@ def _segment_distance(
     length2 = dx * dx + dy * dy
     t = 0.0 if length2 == 0 else np.clip(((px - ax) * dx + (py - ay) * dy) / length2, 0.0, 1.0)
     return np.hypot(px - (ax + t * dx), py - (ay + t * dy))
+
+
+class Plot:
+    """A chart area of a canvas: draws in data coordinates, ``x`` rightwards and ``y`` upwards
+    within ``x_range`` and ``y_range``, mapped onto the pixel box ``(left, top, right, bottom)``
+    (y down, as the canvas without ``y_up``). A degenerate range (low == high) is widened so a
+    flat series sits in the middle. Example::
+
+        plot = Plot(canvas, (10, 10, 590, 190), (0, 99), (prices.min(), prices.max()))
+        plot.axes()
+        plot.line(np.arange(100), prices, BLUE)
+    """
+
+    def __init__(
+        self,
+        canvas: Canvas,
+        box: tuple[float, float, float, float],
+        x_range: tuple[float, float],
+        y_range: tuple[float, float],
+        *,
+        margin: float = 0.05,
+    ) -> None:
+        if canvas.y_up:
+            raise ValueError("a Plot draws on a canvas with y growing downwards (y_up=False)")
+        self.canvas = canvas
+        self.left, self.top, self.right, self.bottom = (float(v) for v in box)
+        if not (self.left < self.right and self.top < self.bottom):
+            raise ValueError(f"box must be (left, top, right, bottom) with room inside, got {box}")
+        self.x_low, self.x_high = _widen(*x_range, margin=0.0)
+        self.y_low, self.y_high = _widen(*y_range, margin=margin)
+
+    def to_pixels(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Data points as an (n, 2) array of canvas pixels."""
+        x = np.asarray(x, np.float64)
+        y = np.asarray(y, np.float64)
+        px = self.left + (x - self.x_low) / (self.x_high - self.x_low) * (self.right - self.left)
+        py = self.bottom - (y - self.y_low) / (self.y_high - self.y_low) * (self.bottom - self.top)
+        return np.column_stack(np.broadcast_arrays(px, py))
+
+    def axes(self, color: Color = (120, 120, 120)) -> None:
+        """Draw the box around the chart area."""
+        corners = [(self.left, self.top), (self.right, self.top)]
+        corners += [(self.right, self.bottom), (self.left, self.bottom)]
+        self.canvas.polyline(corners, color, closed=True)
+
+    def hline(self, y: float, color: Color, width: float = 1.0) -> None:
+        """A horizontal reference line at data height ``y`` across the chart, if ``y`` is in it."""
+        if self.y_low <= y <= self.y_high:
+            (a, b) = self.to_pixels(np.array([self.x_low, self.x_high]), np.array([y, y]))
+            self.canvas.line(tuple(a), tuple(b), color, width)
+
+    def line(self, x: np.ndarray, y: np.ndarray, color: Color, width: float = 1.5) -> None:
+        """A line through the points ``(x, y)``; a single point is drawn as a dot."""
+        points = self.to_pixels(x, y)
+        if len(points) == 1:
+            self.canvas.circle(tuple(points[0]), width / 2, color)
+        elif len(points) > 1:
+            self.canvas.polyline(points, color, width)
+
+    def markers(self, x: np.ndarray, y: np.ndarray, color: Color, radius: float = 3.0) -> None:
+        """A filled dot at each point ``(x, y)``."""
+        for point in self.to_pixels(x, y):
+            self.canvas.circle(tuple(point), radius, color)
+
+    def bars(
+        self, x: np.ndarray, height: np.ndarray, color: Color, width: float, base: float = 0.0
+    ) -> None:
+        """Vertical bars ``width`` data units wide centred on ``x``, from ``base`` to ``height``,
+        cut at the chart's left and right edges."""
+        x = np.asarray(x, np.float64)
+        tops = self.to_pixels(x, height)
+        bottoms = self.to_pixels(x, np.full_like(x, base))
+        half = width / 2 * (self.right - self.left) / (self.x_high - self.x_low)
+        for (px, top), (_, bottom) in zip(tops, bottoms, strict=True):
+            left, right = max(px - half, self.left), min(px + half, self.right)
+            if top != bottom and left < right:
+                self.canvas.rectangle((left, top), (right, bottom), color)
+
+
+def _widen(low: float, high: float, *, margin: float) -> tuple[float, float]:
+    """``(low, high)`` grown by ``margin`` of its span on each side; widened around the value
+    when it is a single point. ValueError when it is not finite or reversed."""
+    low, high = float(low), float(high)
+    if not (np.isfinite(low) and np.isfinite(high)) or low > high:
+        raise ValueError(f"a range needs finite low <= high, got ({low}, {high})")
+    if low == high:
+        half = max(abs(low) * 0.01, 1.0) if margin else 0.5
+        return low - half, high + half
+    pad = (high - low) * margin
+    return low - pad, high + pad

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from sekai.envs.finance._pictures import EpisodeTrace
 from sekai.envs.finance._single import FinanceEnv, InfoArrays
 from sekai.vector.native import NativeVecEnv
 
@@ -31,6 +32,7 @@ class FinanceVecEnv(NativeVecEnv):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls.metadata = dict(cls.env_class.metadata)  # the render modes of its env
         for name in cls.env_class.state_attributes:
             if name not in cls.__dict__:
                 setattr(cls, name, property(_state_array(name), doc=f"Every sub-env's {name}."))
@@ -52,12 +54,21 @@ class FinanceVecEnv(NativeVecEnv):
             max_episode_steps=max_episode_steps,
         )
         self.template = template
+        self.render_mode = template.render_mode
         self._model = template._make_model(self.num_envs)
         self._reset_info_arrays: InfoArrays = {}
+        self._traces = (
+            [EpisodeTrace(template.picture) for _ in range(self.num_envs)]
+            if template.render_mode == "rgb_array"
+            else None
+        )
 
     # -- NativeVecEnv hooks: the model does the work ------------------------------------------
     def _reset_envs(self, indices: np.ndarray, options: list[dict[str, Any] | None]) -> None:
         self._reset_info_arrays = self._model.reset(indices, options, self.rng)
+        if self._traces is not None:
+            for i in indices.tolist():
+                self._traces[i].start(self._state_of(i))
 
     def _reset_infos(self, indices: np.ndarray) -> InfoArrays:
         return self._reset_info_arrays
@@ -66,7 +77,24 @@ class FinanceVecEnv(NativeVecEnv):
         return self._model.observe()
 
     def _step(self, actions: Any) -> tuple[Any, Any, Any, InfoArrays]:
-        return self._model.step(np.asarray(actions), self.rng)
+        result = self._model.step(np.asarray(actions), self.rng)
+        if self._traces is not None:
+            for i, trace in enumerate(self._traces):
+                trace.record(self._state_of(i))
+        return result
+
+    # -- frames ----------------------------------------------------------------------------------
+    def render(self) -> list[Any] | None:  # type: ignore[override]
+        """With ``render_mode="rgb_array"``, one frame per sub-env of its episode so far, as the
+        single env draws it (None for a sub-env not reset yet); with ``"ansi"``, the template
+        describes no sub-env's step, so None, as without a render mode."""
+        if self._traces is None:
+            return None
+        return [trace.draw() for trace in self._traces]
+
+    def _state_of(self, i: int) -> Callable[[str], Any]:
+        """Sub-env ``i``'s state attributes, by name."""
+        return lambda name: getattr(self._model, name)[i]
 
     # -- parameters live on the template -------------------------------------------------------
     def __getattr__(self, name: str) -> Any:

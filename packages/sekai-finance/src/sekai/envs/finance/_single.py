@@ -15,6 +15,7 @@ import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
 from sekai.envs.finance._parameters import ReadOnly
+from sekai.envs.finance._pictures import EpisodeTrace, Picture
 
 InfoArrays = dict[str, Any]
 
@@ -52,12 +53,15 @@ class FinanceEnv(Env[np.ndarray, Any]):
     of the model's state arrays with a leading N axis, exposed read-only as env 0's row), set
     their parameters and spaces, then call ``super().__init__(render_mode)``, and implement
     :meth:`_make_model`.
-    ``render_mode="ansi"`` makes :meth:`render` return one line describing the last step.
+    ``render_mode="ansi"`` makes :meth:`render` return one line describing the last step;
+    ``render_mode="rgb_array"`` a frame of the episode so far, showing the state attributes
+    the subclass's ``picture`` names.
     """
 
-    metadata = ReadOnly("it describes the env class", {"render_modes": ["ansi"]})  # type: ignore[assignment]
+    metadata = ReadOnly("it describes the env class", {"render_modes": ["ansi", "rgb_array"]})  # type: ignore[assignment]
     parameters: ClassVar[tuple[str, ...]] = ("metadata",)
     state_attributes: ClassVar[tuple[str, ...]] = ()
+    picture: ClassVar[Picture]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -66,10 +70,9 @@ class FinanceEnv(Env[np.ndarray, Any]):
                 setattr(cls, name, property(_state_scalar(name), doc=f"This env's {name}."))
 
     def __init__(self, render_mode: str | None = None) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f'render_mode must be None or "ansi", got {render_mode!r}')
-        self.render_mode = render_mode
+        self._set_render_mode(render_mode)
         self._model = self._make_one_model()
+        self._trace = EpisodeTrace(self.picture) if render_mode == "rgb_array" else None
         self._last: ResetResult | StepResult = ResetResult(None, {})
         self._indices = np.zeros(1, dtype=np.int64)
 
@@ -90,6 +93,8 @@ class FinanceEnv(Env[np.ndarray, Any]):
             raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
         info = _row(self._model.reset(self._indices, [options], self.rng))
         self._last = ResetResult(self._model.observe()[0], info)
+        if self._trace is not None:
+            self._trace.start(self._state)
         return self._last
 
     def step(self, action: Any) -> StepResult:
@@ -102,10 +107,19 @@ class FinanceEnv(Env[np.ndarray, Any]):
             _row(infos),
         )
         self._last = result
+        if self._trace is not None:
+            self._trace.record(self._state)
         return result
 
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: one line with the last step's figures; else None."""
+    def _state(self, name: str) -> Any:
+        return getattr(self, name)
+
+    def render(self) -> str | np.ndarray | None:
+        """``render_mode="ansi"``: one line with the last step's figures; ``"rgb_array"``: the
+        episode so far as a (400, 600, 3) uint8 image (None before the first reset); else
+        None."""
+        if self._trace is not None:
+            return self._trace.draw()
         if self.render_mode != "ansi":
             return None
         last = self._last

@@ -13,6 +13,7 @@ from sekai.envs.finance._parameters import (
     check_int,
     check_positive,
 )
+from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import FinanceEnv, MarketModel
 from sekai.finance.execution import SIDES, ExecutionModel
 from sekai.spaces import Box
@@ -34,7 +35,7 @@ class OptimalExecutionEnv(FinanceEnv):
     - ``half_spread`` (0.0625): ``epsilon``, $ per share of any step that trades;
     - ``risk_aversion`` (0.0): ``lambda``, per $; > 0 subtracts
       ``lambda * sigma**2 * dt * remaining**2`` from each step's reward;
-    - ``render_mode``: None or ``"ansi"``.
+    - ``render_mode``: None, ``"ansi"`` or ``"rgb_array"``.
 
     Action: float32 ``[fraction]`` in ``[0, 1]``, the fraction of the remaining shares to trade
     this step; the last step trades whatever remains. Observation: float32
@@ -60,6 +61,7 @@ class OptimalExecutionEnv(FinanceEnv):
         "half_spread",
         "risk_aversion",
     )
+    picture = Picture(price="price", equity="equity", holding="remaining")
     state_attributes: ClassVar[tuple[str, ...]] = (
         "price",
         "remaining",

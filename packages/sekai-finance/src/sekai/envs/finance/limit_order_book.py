@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from sekai._raster import Canvas
 from sekai.envs.finance._lob_market import (
     DEPTH_WINDOW,
     MarketConfig,
@@ -18,6 +19,7 @@ from sekai.envs.finance._lob_market import (
     action_space_for,
     observation_space_for,
 )
+from sekai.envs.finance._pictures import HEIGHT, WIDTH, EpisodeTrace, Picture, draw_book
 from sekai.finance.order_book import BUY, PUBLIC, SELL, OrderBook
 from sekai.finance.order_flow import (
     ContStoikovTalreja,
@@ -41,7 +43,8 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
     (0 none, 1 buy, 2 sell), each for ``order_size`` lots. See docs/limit-order-book.md.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"]}
+    picture = Picture(price="mid_price", equity="values", holding="inventory")
 
     def __init__(
         self,
@@ -72,9 +75,11 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             initial_cash=initial_cash,
             book_levels=book_levels,
         )
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        modes = self.metadata["render_modes"]
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
         self.render_mode = render_mode
+        self._trace = EpisodeTrace(self.picture) if render_mode == "rgb_array" else None
         self.possible_agents = [f"trader_{i}" for i in range(self.config.n_traders)]
         self.agents = []
         self.observation_spaces = {
@@ -107,6 +112,8 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         self.agents = list(self.possible_agents)
         due = self._due(0)
         observations = {self.possible_agents[i]: self._observe(i) for i in due}
+        if self._trace is not None:
+            self._trace.start(self._state)
         return MAResetResult(observations, {a: self._info(0) for a in observations})
 
     def step(self, actions: dict[str, Any]) -> MAStepResult:
@@ -133,6 +140,8 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         info = {a: self._info(until) for a in self.possible_agents}
         if last:
             self.agents = []
+        if self._trace is not None:
+            self._trace.record(self._state)
         return MAStepResult(observations, rewards, flags, dict.fromkeys(flags, False), info)
 
     def action_mask(self, agent: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -323,7 +332,26 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             raise KeyError(f"no agent {agent!r}; agents: {self.possible_agents}") from None
 
     # -- rendering --------------------------------------------------------------------------
-    def render(self) -> str | None:
+    @property
+    def mid_price(self) -> float:
+        """The last mid price (the last one seen while one side of the book was empty)."""
+        return float(self._mid)
+
+    @property
+    def values(self) -> np.ndarray:
+        """Each trader's cash plus inventory marked at the mid price."""
+        return self._marked_values()
+
+    def _state(self, name: str) -> Any:
+        return getattr(self, name)
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the book's levels and the last trades as text; ``"rgb_array"``: a
+        (520, 600, 3) uint8 image of the book (volume by price, bids green, asks red) above the
+        session so far (the mid price, each trader's marked value and inventory); None before
+        the first reset or without a render mode."""
+        if self._trace is not None:
+            return self._draw()
         if self.render_mode != "ansi":
             return None
         price = self.config.price
@@ -340,3 +368,16 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
                 f"({names[trade.taker_owner]} {side}s from {names[trade.maker_owner]})"
             )
         return "\n".join(lines)
+
+    def _draw(self) -> np.ndarray | None:
+        if self._trace is None or not self._trace.rows:
+            return None
+        canvas = Canvas(WIDTH, HEIGHT + 120)
+        levels = self.config.book_levels * 4
+        bids, asks = (
+            [(self.config.price(tick), volume) for tick, volume in self.book.depth(side, levels)]
+            for side in (BUY, SELL)
+        )
+        draw_book(canvas, 10, bids, asks, self.config.tick_size)
+        self._trace.draw_on(canvas, 130)
+        return canvas.to_array()

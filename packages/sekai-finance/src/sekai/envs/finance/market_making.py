@@ -13,6 +13,7 @@ from sekai.envs.finance._parameters import (
     check_int,
     check_positive,
 )
+from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import FinanceEnv, MarketModel
 from sekai.finance.market_making import MarketMakingModel
 from sekai.spaces import Box
@@ -34,7 +35,7 @@ class MarketMakingEnv(FinanceEnv):
     - ``inventory_penalty`` (0.0): ``phi``, per unit squared per time unit; 0 makes the reward
       the PnL, > 0 subtracts the Cartea-Jaimungal running penalty ``phi * inventory**2 * dt``;
     - ``max_depth`` (5.0 price units): the upper bound of the action space;
-    - ``render_mode``: None or ``"ansi"``.
+    - ``render_mode``: None, ``"ansi"`` or ``"rgb_array"``.
 
     Action: float32 ``[bid_depth, ask_depth]`` in ``[0, max_depth]``, distances from the mid.
     Observation: float32 ``[inventory, time_remaining]``. Reward: the step's PnL (change in
@@ -57,6 +58,7 @@ class MarketMakingEnv(FinanceEnv):
         "inventory_penalty",
         "max_depth",
     )
+    picture = Picture(price="price", equity="equity", holding="position")
     state_attributes: ClassVar[tuple[str, ...]] = (
         "price",
         "position",

@@ -13,6 +13,7 @@ from sekai.envs.finance._parameters import (
     check_float,
     check_int,
 )
+from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import MarketModel
 from sekai.finance.costs import CostModel
 from sekai.finance.history import log_returns, price_history
@@ -39,7 +40,7 @@ class PortfolioEnv(HistoryEnv):
     - ``transaction_cost`` (fraction of traded value, default 0.001) or ``cost_model``;
     - ``allow_short`` (default False) and ``max_leverage`` (default 1.0): with shorts, the
       assets' gross exposure ``sum(|w|)`` may be up to ``max_leverage``;
-    - ``periods_per_year`` (default 252), ``render_mode`` (None or ``"ansi"``).
+    - ``periods_per_year`` (default 252), ``render_mode`` (None, ``"ansi"`` or ``"rgb_array"``).
 
     Action: :class:`~sekai.finance.weights.PortfolioWeights`, ``n_assets + 1`` weights (cash
     last) summing to 1. Observation: float32 ``(lookback * n_assets + n_assets + 1,)``, the
@@ -58,6 +59,7 @@ class PortfolioEnv(HistoryEnv):
         "dt",
         "max_leverage",
     )
+    picture = Picture(price="price", equity="wealth", holding="weights")
     state_attributes: ClassVar[tuple[str, ...]] = ("wealth", "weights", "price", "timestamp")
 
     n_assets = ReadOnly("it fixes the spaces' shapes")

@@ -9,6 +9,7 @@ import numpy as np
 
 from sekai.core import StepResult
 from sekai.envs.finance._history_env import HistoryEnv
+from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import MarketModel
 from sekai.finance.costs import CostModel
 from sekai.finance.history import log_returns, price_history
@@ -35,7 +36,7 @@ class TradingEnv(HistoryEnv):
     - ``allow_short`` (default False): actions ``Discrete(3, start=-1)`` (short, flat, long)
       instead of ``Discrete(2)`` (flat, long);
     - ``periods_per_year`` (default 252): annualises the episode's Sharpe ratio;
-    - ``render_mode``: None or ``"ansi"``.
+    - ``render_mode``: None, ``"ansi"`` or ``"rgb_array"``.
 
     Observation: float32 ``(lookback + 1,)``, the last ``lookback`` log returns (oldest first,
     the last one ending at the decision bar) and the current position. Reward: the log change of
@@ -44,6 +45,7 @@ class TradingEnv(HistoryEnv):
     also ``episode_return``, ``sharpe``, ``max_drawdown``, ``turnover``.
     """
 
+    picture = Picture(price="price", equity="equity", holding="position")
     state_attributes: ClassVar[tuple[str, ...]] = ("equity", "position", "price", "timestamp")
 
     def __init__(
@@ -94,6 +96,8 @@ class TradingEnv(HistoryEnv):
         """The scalar fast path of :class:`~sekai.finance.trading.TradingModelOne`."""
         result: StepResult = self._model.step_one(action)  # type: ignore[attr-defined]
         self._last = result
+        if self._trace is not None:
+            self._trace.record(self._state)
         return result
 
 
