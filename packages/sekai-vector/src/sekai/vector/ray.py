@@ -29,8 +29,10 @@ from sekai.vector.results import VecResetResult, VecStepResult
 try:
     import ray
     from ray.exceptions import RayActorError
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError("RayVecEnv needs Ray: pip install 'sekai-vector[ray]'") from error
+except ModuleNotFoundError as error:  # without the extra: say which one, keep the module's name
+    raise ModuleNotFoundError(
+        "RayVecEnv needs Ray: pip install 'sekai-vector[ray]'", name=error.name
+    ) from error
 
 __all__ = ["RayVecEnv"]
 
