@@ -9,6 +9,7 @@ import numpy as np
 from sekai.checks import check_seed
 
 if TYPE_CHECKING:
+    from sekai._window import Window
     from sekai.registration import EnvSpec
     from sekai.spaces import Space
 
@@ -99,30 +100,72 @@ class RngMixin:
             self._rng = np.random.default_rng()
 
 
-class Env(RngMixin, Generic[ObsType, ActType]):
+class RenderMixin:
+    """``render_mode`` for :class:`Env` and :class:`~sekai.multi_agent.MultiAgentEnv`.
+
+    An env that renders lists its modes in ``metadata["render_modes"]`` and stores the one it
+    is made with by ``self._set_render_mode(render_mode)``. An env that draws frames implements
+    ``_frame()`` once; then ``"rgb_array"`` and ``"human"`` both come from it: ``render()``
+    returns ``self._render_frame()``, and ``reset``/``step`` end with ``self._show_frame()``,
+    which in human mode shows the frame in a window, as gymnasium's envs do.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    render_mode: str | None = None
+    _window: Window | None = None
+
+    def _set_render_mode(self, render_mode: str | None) -> None:
+        """Store ``render_mode`` as ``self.render_mode``, as gymnasium's envs do in ``__init__``;
+        ValueError unless it is None or one of ``metadata["render_modes"]``. ``"human"`` opens
+        the window now, so a missing pygame or display fails here, not mid-episode."""
+        modes = self.metadata.get("render_modes", [])
+        if render_mode is not None and render_mode not in modes:
+            allowed = f"None or one of {modes}" if modes else "None: this env does not render"
+            raise ValueError(f"render_mode must be {allowed}, got {render_mode!r}")
+        self.render_mode = render_mode
+        if render_mode == "human":
+            from sekai._window import Window
+
+            self._window = Window(type(self).__name__, self.metadata.get("render_fps", 30))
+
+    def _frame(self) -> np.ndarray | None:
+        """The current picture as a ``(height, width, 3)`` uint8 array, or None when there is
+        nothing to draw yet; envs that draw frames override it."""
+        return None
+
+    def _render_frame(self) -> np.ndarray | None:
+        """What ``render()`` gives in the frame modes: the frame with ``"rgb_array"``; with
+        ``"human"`` the frame goes to the window and the result is None; else None."""
+        if self.render_mode == "rgb_array":
+            return self._frame()
+        self._show_frame()
+        return None
+
+    def _show_frame(self) -> None:
+        """In human mode, show the current frame in the window; otherwise do nothing."""
+        if self._window is not None:
+            frame = self._frame()
+            if frame is not None:
+                self._window.show(frame)
+
+    def _close_window(self) -> None:
+        if self._window is not None:
+            self._window.close()
+
+
+class Env(RngMixin, RenderMixin, Generic[ObsType, ActType]):
     """A single-agent environment.
 
     Subclasses set ``observation_space`` and ``action_space`` and implement :meth:`reset` and
     :meth:`step`. Randomness comes from ``self.rng``, (re)seeded by ``self._set_rng(seed)`` at the
     start of ``reset``: an int re-seeds, None continues the current stream. An env that renders
     lists its modes in ``metadata["render_modes"]``, takes ``render_mode`` in ``__init__`` and
-    stores it with ``self._set_render_mode(render_mode)``.
+    stores it with ``self._set_render_mode(render_mode)`` (see ``RenderMixin``).
     """
 
     observation_space: Space[ObsType]
     action_space: Space[ActType]
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
-    render_mode: str | None = None
     spec: EnvSpec | None = None
-
-    def _set_render_mode(self, render_mode: str | None) -> None:
-        """Store ``render_mode`` as ``self.render_mode``, as gymnasium's envs do in ``__init__``;
-        ValueError unless it is None or one of ``metadata["render_modes"]``."""
-        modes = self.metadata.get("render_modes", [])
-        if render_mode is not None and render_mode not in modes:
-            allowed = f"None or one of {modes}" if modes else "None: this env does not render"
-            raise ValueError(f"render_mode must be {allowed}, got {render_mode!r}")
-        self.render_mode = render_mode
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -166,7 +209,9 @@ class Env(RngMixin, Generic[ObsType, ActType]):
         return None
 
     def close(self) -> None:
-        """Release resources. Calling it again is harmless."""
+        """Release resources (the window of ``render_mode="human"``). Calling it again is
+        harmless."""
+        self._close_window()
 
     @property
     def unwrapped(self) -> Env[Any, Any]:

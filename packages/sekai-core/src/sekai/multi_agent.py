@@ -8,9 +8,9 @@ and rewards and flags for every agent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from sekai.core import ActType, ObsType, RngMixin
+from sekai.core import ActType, ObsType, RenderMixin, RngMixin
 
 if TYPE_CHECKING:
     from sekai.registration import EnvSpec
@@ -65,7 +65,7 @@ def _done_flags(terminated: Mapping[Any, Any], truncated: Mapping[Any, Any]) -> 
     ]
 
 
-class MultiAgentEnv(RngMixin, Generic[ObsType, ActType, AgentID]):
+class MultiAgentEnv(RngMixin, RenderMixin, Generic[ObsType, ActType, AgentID]):
     """An environment in which each agent has its own observation and action space.
 
     Subclasses set ``possible_agents``, ``agents``, ``observation_spaces`` and ``action_spaces``
@@ -77,8 +77,6 @@ class MultiAgentEnv(RngMixin, Generic[ObsType, ActType, AgentID]):
     agents: list[AgentID]
     observation_spaces: dict[AgentID, Space[ObsType]]
     action_spaces: dict[AgentID, Space[ActType]]
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
-    render_mode: str | None = None
     spec: EnvSpec | None = None
 
     def reset(
@@ -129,7 +127,9 @@ class MultiAgentEnv(RngMixin, Generic[ObsType, ActType, AgentID]):
         return None
 
     def close(self) -> None:
-        """Release resources. Calling it again is harmless."""
+        """Release resources (the window of ``render_mode="human"``). Calling it again is
+        harmless."""
+        self._close_window()
 
     def __enter__(self) -> MultiAgentEnv[ObsType, ActType, AgentID]:
         return self

@@ -98,6 +98,7 @@ class TradingEnv(HistoryEnv):
         self._last = result
         if self._trace is not None:
             self._trace.record(self._state)
+            self._show_frame()
         return result
 
 
