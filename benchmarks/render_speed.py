@@ -30,7 +30,6 @@ RASTER = "packages/sekai-core/src/sekai/_raster.py"
 # the modules that draw, each holding the canvas classes under these names
 DRAWERS = {
     "sekai.envs.finance._pictures": ("Canvas", "Plot"),
-    "sekai.envs.finance.limit_order_book": ("Canvas",),
     "sekai.envs.classic_control._drawing": ("Canvas",),
 }
 

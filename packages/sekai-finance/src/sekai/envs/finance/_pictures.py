@@ -88,6 +88,19 @@ class EpisodeTrace:
         _draw_holding(lower, steps, holding)
 
 
+def draw_market(
+    trace: EpisodeTrace, bids: list[tuple[float, int]], asks: list[tuple[float, int]], tick: float
+) -> np.ndarray | None:
+    """A limit order book market's frame, ``(HEIGHT + 120, WIDTH, 3)``: the book's levels
+    (price, lots) above the session so far; None before a reset."""
+    if not trace.rows:
+        return None
+    canvas = Canvas(WIDTH, HEIGHT + 120)
+    draw_book(canvas, 10, bids, asks, tick)
+    trace.draw_on(canvas, 130)
+    return canvas.to_array()
+
+
 def draw_book(
     canvas: Canvas,
     top: float,

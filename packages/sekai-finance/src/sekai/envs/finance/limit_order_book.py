@@ -11,7 +11,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sekai._raster import Canvas
 from sekai.envs.finance._lob_market import (
     DEPTH_WINDOW,
     MarketConfig,
@@ -19,7 +18,7 @@ from sekai.envs.finance._lob_market import (
     action_space_for,
     observation_space_for,
 )
-from sekai.envs.finance._pictures import HEIGHT, WIDTH, EpisodeTrace, Picture, draw_book
+from sekai.envs.finance._pictures import EpisodeTrace, Picture, draw_market
 from sekai.finance.order_book import BUY, PUBLIC, SELL, OrderBook
 from sekai.finance.order_flow import (
     ContStoikovTalreja,
@@ -373,14 +372,11 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         return "\n".join(lines)
 
     def _frame(self) -> np.ndarray | None:
-        if self._trace is None or not self._trace.rows:
+        if self._trace is None:
             return None
-        canvas = Canvas(WIDTH, HEIGHT + 120)
         levels = self.config.book_levels * 4
         bids, asks = (
             [(self.config.price(tick), volume) for tick, volume in self.book.depth(side, levels)]
             for side in (BUY, SELL)
         )
-        draw_book(canvas, 10, bids, asks, self.config.tick_size)
-        self._trace.draw_on(canvas, 130)
-        return canvas.to_array()
+        return draw_market(self._trace, bids, asks, self.config.tick_size)
