@@ -268,7 +268,10 @@ def docs(session: nox.Session) -> None:
     does not follow ``__path__`` across the editable installs' separate folders). The browser
     test needs Debian's ``chromium`` (.ci/run installs it).
     """
-    _sync(session, "--group", "docs", "--no-editable")
+    # uv keys its cache of a workspace package on its pyproject.toml, not its sources: rebuild
+    # them, or the reference shows the docstrings of an earlier run
+    rebuild = [f"--reinstall-package={name}" for name in PACKAGES]
+    _sync(session, "--group", "docs", "--no-editable", *rebuild)
     site = Path(session.create_tmp()) / "site"
     session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env=_QUIET_MKDOCS)
     session.run(

@@ -192,7 +192,7 @@ class Canvas:
         self, left: ArrayLike, top: ArrayLike, right: ArrayLike, bottom: ArrayLike
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The pixel ranges ``[x0, x1) x [y0, y1)`` that can touch ``left..right`` by
-        ``top..bottom`` (arrays), clipped to the canvas, as :meth:`_box` computes one."""
+        ``top..bottom`` (arrays), clipped to the canvas, as ``_box`` computes one."""
         x0 = np.maximum(np.floor(np.subtract(left, 0.5)), 0).astype(np.int64)
         y0 = np.maximum(np.floor(np.subtract(top, 0.5)), 0).astype(np.int64)
         x1 = np.minimum(np.ceil(np.add(right, 0.5)) + 1, self.width).astype(np.int64)

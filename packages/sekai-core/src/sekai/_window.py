@@ -2,7 +2,7 @@
 
 gymnasium draws its human mode with pygame, so its users have it or expect it; it is the
 optional extra ``sekai-core[human]``, imported only when a window opens. An env that draws
-frames opens its :class:`Window` in ``__init__`` (so a missing pygame or display is one clear
+frames opens its ``Window`` in ``__init__`` (so a missing pygame or display is one clear
 error at construction, not a failure mid-episode) and shows a frame after ``reset`` and each
 ``step``, paced to ``metadata["render_fps"]``.
 

@@ -1,4 +1,4 @@
-"""The single-agent environment API: :class:`Env` and its result types."""
+"""The single-agent environment API: ``Env`` and its result types."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ ActType = TypeVar("ActType")
 
 
 class EnvClosed(RuntimeError):
-    """Raised by reset() and step() of an env made by :func:`sekai.make` after its close();
+    """Raised by reset() and step() of an env made by ``sekai.make`` after its close();
     a VecEnv's ``VecEnvClosed`` is one too."""
 
     def __init__(self, message: str = "This env has been closed.") -> None:
@@ -26,7 +26,7 @@ class EnvClosed(RuntimeError):
 
 
 class ResetResult(NamedTuple):
-    """What :meth:`Env.reset` returns; unpacks as ``obs, info = env.reset()``."""
+    """What ``Env.reset`` returns; unpacks as ``obs, info = env.reset()``."""
 
     observation: Any
     info: dict[str, Any]
@@ -38,17 +38,17 @@ class ResetResult(NamedTuple):
 
     @property
     def all_done(self) -> bool:
-        """Always False, as :attr:`done`."""
+        """Always False, as ``done``."""
         return False
 
     @property
     def any_done(self) -> bool:
-        """Always False, as :attr:`done`."""
+        """Always False, as ``done``."""
         return False
 
 
 class StepResult(NamedTuple):
-    """What :meth:`Env.step` returns; unpacks like gymnasium's five-tuple."""
+    """What ``Env.step`` returns; unpacks like gymnasium's five-tuple."""
 
     observation: Any
     reward: float
@@ -63,12 +63,12 @@ class StepResult(NamedTuple):
 
     @property
     def all_done(self) -> bool:
-        """The same as :attr:`done` for a single agent."""
+        """The same as ``done`` for a single agent."""
         return self.done
 
     @property
     def any_done(self) -> bool:
-        """The same as :attr:`done` for a single agent."""
+        """The same as ``done`` for a single agent."""
         return self.done
 
 
@@ -76,7 +76,7 @@ class RngMixin:
     """The seeding contract every sekai env shares (single- and multi-agent).
 
     ``self._set_rng(seed)`` at the start of ``reset`` makes ``self.rng`` a
-    :class:`numpy.random.Generator`: an int re-seeds, None continues the current stream.
+    ``numpy.random.Generator``: an int re-seeds, None continues the current stream.
     """
 
     _rng: np.random.Generator | None = None
@@ -101,7 +101,7 @@ class RngMixin:
 
 
 class RenderMixin:
-    """``render_mode`` for :class:`Env` and :class:`~sekai.multi_agent.MultiAgentEnv`.
+    """``render_mode`` for ``Env`` and ``MultiAgentEnv``.
 
     An env that renders lists its modes in ``metadata["render_modes"]`` and stores the one it
     is made with by ``self._set_render_mode(render_mode)``. An env that draws frames implements
@@ -156,8 +156,8 @@ class RenderMixin:
 class Env(RngMixin, RenderMixin, Generic[ObsType, ActType]):
     """A single-agent environment.
 
-    Subclasses set ``observation_space`` and ``action_space`` and implement :meth:`reset` and
-    :meth:`step`. Randomness comes from ``self.rng``, (re)seeded by ``self._set_rng(seed)`` at the
+    Subclasses set ``observation_space`` and ``action_space`` and implement ``reset`` and
+    ``step``. Randomness comes from ``self.rng``, (re)seeded by ``self._set_rng(seed)`` at the
     start of ``reset``: an int re-seeds, None continues the current stream. An env that renders
     lists its modes in ``metadata["render_modes"]``, takes ``render_mode`` in ``__init__`` and
     stores it with ``self._set_render_mode(render_mode)`` (see ``RenderMixin``).
@@ -197,11 +197,11 @@ class Env(RngMixin, RenderMixin, Generic[ObsType, ActType]):
     async def async_reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> ResetResult:
-        """Awaitable reset; override for envs that wait on I/O. Defaults to :meth:`reset`."""
+        """Awaitable reset; override for envs that wait on I/O. Defaults to ``reset``."""
         return self.reset(seed=seed, options=options)
 
     async def async_step(self, action: ActType) -> StepResult:
-        """Awaitable step; override for envs that wait on I/O. Defaults to :meth:`step`."""
+        """Awaitable step; override for envs that wait on I/O. Defaults to ``step``."""
         return self.step(action)
 
     def render(self) -> Any:

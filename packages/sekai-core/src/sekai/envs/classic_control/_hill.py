@@ -17,7 +17,7 @@ class Hill(Env[np.ndarray, ActType]):
     """A car on the hill ``sin(3 * position)``, under gravity, with a wall on the left.
 
     Subclasses set the action space, ``goal_position`` and the engine's push per step, and call
-    :meth:`_drive`. The position starts uniform in ``(low, high)``, by default ``(-0.6, -0.4)``,
+    ``_drive``. The position starts uniform in ``(low, high)``, by default ``(-0.6, -0.4)``,
     at rest; pass ``options={"low": ..., "high": ...}`` to ``reset`` to change it.
     """
 

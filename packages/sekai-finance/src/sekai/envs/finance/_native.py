@@ -106,7 +106,7 @@ class FinanceVecEnv(NativeVecEnv):
 
     def set_attr(self, name: str, value: Any) -> None:
         """Parameters: one value for every sub-env (a list of ``num_envs`` equal values is one
-        value); anything else as :meth:`NativeVecEnv.set_attr`."""
+        value); anything else as ``NativeVecEnv.set_attr``."""
         self._check_open()
         if name not in self.env_class.parameters:
             super().set_attr(name, value)

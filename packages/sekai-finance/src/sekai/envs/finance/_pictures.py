@@ -1,7 +1,7 @@
 """Frames of a finance episode for ``render_mode="rgb_array"``, drawn with sekai's NumPy canvas.
 
-A single finance env, or each sub-env of its native vector env, keeps an :class:`EpisodeTrace`
-of the state attributes its :class:`Picture` names, one row per reset or step, and draws it as
+A single finance env, or each sub-env of its native vector env, keeps an ``EpisodeTrace``
+of the state attributes its ``Picture`` names, one row per reset or step, and draws it as
 three stacked charts: the price (a line per asset) with the trades marked where the holding
 changes (green buys, red sells), the equity curve against its starting level, and the holding
 (position, inventory or shares left as bars; portfolio weights as a line per asset and cash).

@@ -49,11 +49,11 @@ class FinanceEnv(Env[np.ndarray, Any]):
     """Base of the single finance envs.
 
     Subclasses declare ``parameters`` (every parameter name; read-only ones as
-    :class:`ReadOnly`, changeable ones as :class:`Parameter`) and ``state_attributes`` (names
+    ``ReadOnly``, changeable ones as ``Parameter``) and ``state_attributes`` (names
     of the model's state arrays with a leading N axis, exposed read-only as env 0's row), set
     their parameters and spaces, then call ``super().__init__(render_mode)``, and implement
-    :meth:`_make_model`.
-    ``render_mode="ansi"`` makes :meth:`render` return one line describing the last step;
+    ``_make_model``.
+    ``render_mode="ansi"`` makes ``render`` return one line describing the last step;
     ``render_mode="rgb_array"`` a frame of the episode so far, showing the state attributes
     the subclass's ``picture`` names; ``render_mode="human"`` shows that frame in a window
     after the reset and each step.

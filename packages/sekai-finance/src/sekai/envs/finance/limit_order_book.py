@@ -1,8 +1,8 @@
 """LimitOrderBookMarket: several traders on their own clocks in one limit order book.
 
-The book is :class:`sekai.finance.OrderBook`; between decisions the Cont-Stoikov-Talreja flow
-(or a given :class:`FlowEvents` stream) moves it. The parts the native vector version shares
-(parameters, schedule, action decoding, masks, observations) live in :mod:`._lob_market`.
+The book is ``sekai.finance.OrderBook``; between decisions the Cont-Stoikov-Talreja flow
+(or a given ``FlowEvents`` stream) moves it. The parts the native vector version shares
+(parameters, schedule, action decoding, masks, observations) live in ``._lob_market``.
 """
 
 from __future__ import annotations

@@ -29,11 +29,11 @@ from sekai.multi_agent import MAResetResult, MAStepResult
 
 
 class LimitOrderBookVecEnv(RngMixin):
-    """``num_envs`` independent books with the parameters of :class:`LimitOrderBookMarket`.
+    """``num_envs`` independent books with the parameters of ``LimitOrderBookMarket``.
 
-    With a given flow (:class:`FlowEvents`) every book replays it and book i agrees exactly
+    With a given flow (``FlowEvents``) every book replays it and book i agrees exactly
     with a LimitOrderBookMarket given the same flow and book i's actions. With
-    ``render_mode="rgb_array"``, :meth:`render` draws one frame per book, as the single env
+    ``render_mode="rgb_array"``, ``render`` draws one frame per book, as the single env
     draws its own.
     """
 
@@ -149,7 +149,7 @@ class LimitOrderBookVecEnv(RngMixin):
 
     def render(self) -> list[np.ndarray | None] | None:
         """With ``render_mode="rgb_array"``, one (520, 600, 3) uint8 frame per book, as
-        :meth:`LimitOrderBookMarket.render` draws it (None before the first reset); else None."""
+        ``LimitOrderBookMarket.render`` draws it (None before the first reset); else None."""
         if self._frames is None:
             return None
         return self._frames.draw(self.books, self.config)
