@@ -3,7 +3,8 @@
     python benchmarks/lob_throughput.py [--quick]
 
 with hftbacktest beside our engine (a benchmark-only install, never a sekai dependency; it
-pins numpy below 2.3 through numba, so it goes in a throw-away overlay, not the workspace venv):
+requires numpy below 2.3 and brings numba, polars and holoviews, so it goes in a throw-away
+overlay of the workspace venv, not into it):
 
     uv run --with-requirements benchmarks/requirements.txt python benchmarks/lob_throughput.py
 
