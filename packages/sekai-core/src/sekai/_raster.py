@@ -137,7 +137,7 @@ class Canvas:
         if closed:
             vertices = np.vstack([vertices, vertices[:1]])
         half = width / 2
-        reach = half + 1.0  # a pixel further from every segment is not touched
+        reach = half + 0.5  # coverage ramps to 0 there (see _line_coverage): nothing beyond
         ax, ay, bx, by = vertices[:-1, 0], vertices[:-1, 1], vertices[1:, 0], vertices[1:, 1]
         x0, _, x1, _ = self._pixel_bounds(
             np.minimum(ax, bx) - reach, 0.0, np.maximum(ax, bx) + reach, 0.0
