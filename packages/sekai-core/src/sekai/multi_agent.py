@@ -71,6 +71,8 @@ class MultiAgentEnv(RngMixin, RenderMixin, Generic[ObsType, ActType, AgentID]):
     Subclasses set ``possible_agents``, ``agents``, ``observation_spaces`` and ``action_spaces``
     and implement ``reset`` and ``step``. Seeding is the same as for ``sekai.Env``:
     call ``self._set_rng(seed)`` at the start of ``reset`` and draw randomness from ``self.rng``.
+    Render modes too: ``self._set_render_mode(render_mode)`` in ``__init__`` (see
+    ``RenderMixin``).
     """
 
     possible_agents: list[AgentID]
