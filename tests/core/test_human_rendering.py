@@ -6,6 +6,7 @@ need pygame and run in `nox -s render`, under SDL_VIDEODRIVER=dummy."""
 from __future__ import annotations
 
 import sys
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -52,6 +53,19 @@ def test_without_pygame_construction_names_the_extra(env_id: str) -> None:
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'sekai-core\[human\]'") as error:
         sekai.make(env_id, render_mode="human")
     assert error.value.name == "pygame"
+
+
+@pytest.mark.usefixtures("no_pygame")
+def test_an_env_drawing_its_own_human_mode_gets_no_window_from_sekai() -> None:
+    class OwnWindow(sekai.Env):
+        metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human"]}
+
+        def __init__(self, render_mode: str | None = None) -> None:
+            self._set_render_mode(render_mode)
+
+    env = OwnWindow("human")  # no pygame needed: the env renders itself
+    assert env.render_mode == "human" and env.render() is None
+    env.close()
 
 
 @FINANCE

@@ -117,13 +117,14 @@ class RenderMixin:
     def _set_render_mode(self, render_mode: str | None) -> None:
         """Store ``render_mode`` as ``self.render_mode``, as gymnasium's envs do in ``__init__``;
         ValueError unless it is None or one of ``metadata["render_modes"]``. ``"human"`` opens
-        the window now, so a missing pygame or display fails here, not mid-episode."""
+        the window now, so a missing pygame or display fails here, not mid-episode (unless the
+        env draws no ``_frame``: then its own ``render`` shows what it likes)."""
         modes = self.metadata.get("render_modes", [])
         if render_mode is not None and render_mode not in modes:
             allowed = f"None or one of {modes}" if modes else "None: this env does not render"
             raise ValueError(f"render_mode must be {allowed}, got {render_mode!r}")
         self.render_mode = render_mode
-        if render_mode == "human":
+        if render_mode == "human" and type(self)._frame is not RenderMixin._frame:
             from sekai._window import Window
 
             self._window = Window(type(self).__name__, self.metadata.get("render_fps", 30))
