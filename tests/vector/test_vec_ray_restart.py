@@ -165,13 +165,14 @@ def test_a_crash_loop_hits_the_restart_limit_and_raises():
             vec.step([0, 0, 0, 0])  # it stays broken
 
 
-def test_other_commands_are_answered_by_the_new_actor():
+def test_other_commands_are_answered_by_the_new_actor(caplog):
     with ray_vec(4, 2, restart=True) as vec:
         vec.reset(seed=0)
         vec.step([1, 1, 1, 1])
         pid = vec.get_attr("pid")[2]
         kill(vec, 1)
         assert vec.get_attr("count") == [1, 1, 0, 0]  # rebuilt from the factories
+        assert "running sub-envs 2-3 died (ActorDiedError); restarting it" in caplog.text
         assert vec.get_attr("pid")[2] != pid
         assert vec.reset(seed=0).observations.shape == (4, 3)
 
