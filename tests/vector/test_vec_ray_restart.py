@@ -14,6 +14,7 @@ from typing import Any
 import cloudpickle
 import numpy as np
 import pytest
+from restart_runs import NUM_ENVS, NUM_WORKERS, check_healed, run
 
 import sekai
 from sekai.spaces import Box, Discrete
@@ -23,12 +24,6 @@ pytestmark = [pytest.mark.needs("ray"), pytest.mark.usefixtures("local_ray")]
 
 # The actors cannot import this module: its env travels by value, like a class of a user's script.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
-
-STEPS = 1000
-CRASH_AT = 400
-NUM_ENVS = 6  # three actors of two sub-envs; the middle one (sub-envs 2, 3) is killed
-KILLED = [2, 3]
-SURVIVORS = [0, 1, 4, 5]
 
 
 class CounterEnv(sekai.Env):
@@ -88,65 +83,19 @@ def all_exited(pids: list[int], timeout: float = 30.0) -> bool:
     return True
 
 
-def run(vec, *, crash: bool) -> list[tuple]:
-    """Every step's result, killing the middle actor between steps CRASH_AT-1 and CRASH_AT."""
-    actions = np.random.default_rng(1).integers(0, 2, size=(STEPS, NUM_ENVS))
-    results = []
-    vec.reset(seed=7)
-    for step, action in enumerate(actions):
-        if vec.autoreset is False and step > 0:  # the caller resets; when a survivor finishes,
-            last = results[-1]  # so that both runs reset at the same steps
-            if (last[2] | last[3])[SURVIVORS].any():
-                vec.reset()
-        if crash and step == CRASH_AT:
-            kill(vec, 1)
-        result = vec.step(action)
-        results.append(
-            (
-                result.observations,
-                result.rewards,
-                result.terminated,
-                result.truncated,
-                list(result.infos),
-            )
-        )
-    return results
-
-
-def same(a, b) -> bool:
-    """Equal infos, whose values may be arrays (final_observation) or dicts (final_info)."""
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return bool(np.array_equal(a, b))
-
-
 @pytest.mark.parametrize("autoreset", [True, "next_step", False])
 def test_a_killed_actor_heals_and_the_others_go_on_exactly_as_without_the_crash(autoreset):
     # without the crash, the same seeds give SyncVecEnv's trajectories (test_vec_ray.py)
     with SyncVecEnv([CounterEnv] * NUM_ENVS, autoreset=autoreset) as sync:
-        reference = run(sync, crash=False)
-    vec = ray_vec(NUM_ENVS, 3, autoreset=autoreset, restart=True)
+        reference = run(sync)
+    vec = ray_vec(NUM_ENVS, NUM_WORKERS, autoreset=autoreset, restart=True)
     pids = set(vec.get_attr("pid"))
     with vec:
-        healed = run(vec, crash=True)
+        healed = run(vec, lambda: kill(vec, 1))
         pids |= set(vec.get_attr("pid"))
-    assert len(pids) == 4  # the replacement is a new actor, in a process of its own
+    assert len(pids) == NUM_WORKERS + 1  # the replacement is a new actor, in its own process
     assert all_exited(sorted(pids))  # no actor outlives close()
-    for step, (want, got) in enumerate(zip(reference, healed, strict=True)):
-        for field in (0, 1, 2, 3):
-            np.testing.assert_array_equal(got[field][SURVIVORS], want[field][SURVIVORS])
-        assert all(same(got[4][i], want[4][i]) for i in SURVIVORS)
-        if step == CRASH_AT:
-            assert got[3][KILLED].all() and not got[2][KILLED].any()
-            assert (got[1][KILLED] == 0).all()
-            for i in KILLED:
-                assert got[4][i]["worker_restarted"] is True
-                assert "final_observation" not in got[4][i]
-                assert got[0][i][0] == 0  # the first observation of a new episode
-        else:
-            assert not any("worker_restarted" in info for info in got[4])
-        if step < CRASH_AT:  # the killed slice, too, ran as without the crash until then
-            np.testing.assert_array_equal(got[0], want[0])
+    check_healed(reference, healed)
 
 
 def test_a_crash_loop_hits_the_restart_limit_and_raises():
