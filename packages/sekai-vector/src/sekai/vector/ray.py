@@ -207,7 +207,7 @@ class RayVecEnv(VecEnv):
 
     def _after_death(
         self, worker: int, error: RayActorError, command: str, part: Any
-    ) -> tuple[str, Any] | Any:
+    ) -> tuple[str, Any] | ray.ObjectRef:
         """What stands for the reply of dead actor ``worker``: the ref of its replacement's
         reply (a reset of the slice, for a step), or a final reply when ``restart`` does not
         allow a replacement (then the VecEnv is broken) or none is needed (at close)."""
