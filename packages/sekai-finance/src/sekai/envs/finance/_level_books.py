@@ -44,12 +44,16 @@ class LevelBooks:
         self.config = config
         n, traders, ticks = num_books, config.n_traders, config.n_ticks
         self.n = n
-        self.volume = np.zeros((n, 2, ticks), np.int64)
-        depth = np.asarray(config.initial_depth, np.int64)
+        # Lots per (side, tick, book): the books' lots at one tick are neighbours in memory,
+        # and np.zeros maps pages lazily, so memory is touched only near the ticks the books
+        # reach (a fresh set of books costs little, however wide the grid).
+        self._lots = np.zeros((2, ticks, n), np.int64)
+        self._public_lots = np.zeros((2, ticks, n), np.int64)  # the public's lots alone
+        depth = np.asarray(config.initial_depth, np.int64)[:, None]
         first = config.first_bid
-        self.volume[:, BUY, first - np.arange(len(depth))] = depth
-        self.volume[:, SELL, first + 1 + np.arange(len(depth))] = depth
-        self.public = self.volume.copy()  # the public's lots alone
+        for lots in (self._lots, self._public_lots):
+            lots[BUY, first - np.arange(len(depth))] = depth
+            lots[SELL, first + 1 + np.arange(len(depth))] = depth
         self.best = np.empty((n, 2), np.int64)  # best bid, best ask; -1 / ticks when empty
         self.best[:, BUY] = first
         self.best[:, SELL] = first + 1
@@ -64,8 +68,8 @@ class LevelBooks:
         self._levels: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._tick_price = np.asarray(config.price(np.arange(ticks)), np.float64)
         self._state = (
-            self.volume,
-            self.public,
+            self._lots,
+            self._public_lots,
             self.best,
             self.ref,
             self.orders,
@@ -76,6 +80,16 @@ class LevelBooks:
         )
 
     # -- views of the state -----------------------------------------------------------------
+    @property
+    def volume(self) -> NDArray[np.int64]:
+        """(n, 2, ticks) lots per book, side and tick."""
+        return self._lots.transpose(2, 0, 1)
+
+    @property
+    def public(self) -> NDArray[np.int64]:
+        """(n, 2, ticks) the public's lots per book, side and tick."""
+        return self._public_lots.transpose(2, 0, 1)
+
     @property
     def cash(self) -> NDArray[np.float64]:
         """(n, T) the traders' cash."""
@@ -118,7 +132,7 @@ class LevelBooks:
             k = self.config.book_levels
             prices = np.empty((2, self.n, k), np.int64)
             volumes = np.empty((2, self.n, k), np.int64)
-            _top_levels(self.volume, self.best, window, prices, volumes)
+            _top_levels(self._lots, self.best, window, prices, volumes)
             self._levels = prices, volumes
         prices, volumes = self._levels
         own = [self.orders[:, side, trader, PRICE : SIZE + 1] for side in (BUY, SELL)]
@@ -185,8 +199,9 @@ class LevelBooks:
 
 
 # -- compiled kernels: one book ``b`` at a time ------------------------------------------------
-# ``state`` is LevelBooks._state: volume, public, best, ref, orders, placed, cash, inventory,
-# tick_price. Owners are trader columns; the public is the last column of the accounts.
+# ``state`` is LevelBooks._state: lots and public lots (side, tick, book), best, ref, orders,
+# placed, cash, inventory, tick_price. Owners are trader columns; the public is the last column
+# of the accounts.
 # Reference counting off (``_nrt=False``): the kernels only index arrays the caller owns and
 # allocate nothing, and the counting numba adds around every array passed to a helper otherwise
 # costs more than the events themselves. Helpers are inlined into the loops that call them.
@@ -209,16 +224,16 @@ def _improve_best(best: Any, b: int, side: int, price: int) -> None:
 @_inline
 def _after_removal(volume: Any, best: Any, b: int, side: int, price: int) -> None:
     """Move the best of a side whose best level just emptied to the next filled tick."""
-    if volume[b, side, price] != 0 or best[b, side] != price:
+    if volume[side, price, b] != 0 or best[b, side] != price:
         return
-    ticks = volume.shape[2]
+    ticks = volume.shape[1]
     if side == BUY:
         price -= 1
-        while price >= 0 and volume[b, BUY, price] == 0:
+        while price >= 0 and volume[BUY, price, b] == 0:
             price -= 1
     else:
         price += 1
-        while price < ticks and volume[b, SELL, price] == 0:
+        while price < ticks and volume[SELL, price, b] == 0:
             price += 1
     best[b, side] = price  # -1 / ticks: the side is empty
 
@@ -230,7 +245,7 @@ def _take(state: Any, b: int, side: int, taker: int) -> None:
     volume, public, best, _, orders, _, cash, inventory, tick_price = state
     maker_side = 1 - side
     price = best[b, maker_side]
-    if price < 0 or price >= volume.shape[2]:
+    if price < 0 or price >= volume.shape[1]:
         return
     traders = orders.shape[2]
     maker = traders  # the public, unless a trader's order is first in the queue
@@ -255,8 +270,8 @@ def _take(state: Any, b: int, side: int, taker: int) -> None:
         for u in range(traders):
             if orders[b, maker_side, u, PRICE] == price:
                 orders[b, maker_side, u, AHEAD] -= 1
-        public[b, maker_side, price] -= 1
-    volume[b, maker_side, price] -= 1
+        public[maker_side, price, b] -= 1
+    volume[maker_side, price, b] -= 1
     value = tick_price[price]
     buyer, seller = (taker, maker) if side == BUY else (maker, taker)
     inventory[b, buyer] += 1
@@ -270,14 +285,14 @@ def _take(state: Any, b: int, side: int, taker: int) -> None:
 def _add_public(state: Any, b: int, side: int, price: int) -> None:
     """One public lot at ``price``; one that crosses trades with the best opposite lot."""
     volume, public, best = state[0], state[1], state[2]
-    if price < 0 or price >= volume.shape[2]:
+    if price < 0 or price >= volume.shape[1]:
         return
     crosses = price >= best[b, SELL] if side == BUY else price <= best[b, BUY]
     if crosses:
         _take(state, b, side, _public(state))
         return
-    volume[b, side, price] += 1
-    public[b, side, price] += 1
+    volume[side, price, b] += 1
+    public[side, price, b] += 1
     _improve_best(best, b, side, price)
 
 
@@ -285,10 +300,10 @@ def _add_public(state: Any, b: int, side: int, price: int) -> None:
 def _cancel_public(state: Any, b: int, side: int, price: int, rank: int) -> None:
     """Cancel the ``rank``-th public lot of a level, where there is one."""
     volume, public, best, orders = state[0], state[1], state[2], state[4]
-    if price < 0 or price >= volume.shape[2] or rank >= public[b, side, price]:
+    if price < 0 or price >= volume.shape[1] or rank >= public[side, price, b]:
         return
-    volume[b, side, price] -= 1
-    public[b, side, price] -= 1
+    volume[side, price, b] -= 1
+    public[side, price, b] -= 1
     for u in range(orders.shape[2]):
         if orders[b, side, u, PRICE] == price and orders[b, side, u, AHEAD] > rank:
             orders[b, side, u, AHEAD] -= 1
@@ -313,7 +328,7 @@ def _cancel_order(state: Any, b: int, trader: int, side: int) -> None:
     price = orders[b, side, trader, PRICE]
     if price < 0:
         return
-    volume[b, side, price] -= orders[b, side, trader, SIZE]
+    volume[side, price, b] -= orders[b, side, trader, SIZE]
     orders[b, side, trader, PRICE] = -1
     orders[b, side, trader, SIZE] = 0
     _after_removal(volume, best, b, side, price)
@@ -323,8 +338,8 @@ def _cancel_order(state: Any, b: int, trader: int, side: int) -> None:
 def _place(state: Any, b: int, trader: int, side: int, price: int, size: int) -> None:
     """Trader ``trader``'s new order (that does not cross) at the back of its level."""
     volume, public, best, orders, placed = state[0], state[1], state[2], state[4], state[5]
-    orders[b, side, trader, AHEAD] = public[b, side, price]
-    volume[b, side, price] += size
+    orders[b, side, trader, AHEAD] = public[side, price, b]
+    volume[side, price, b] += size
     orders[b, side, trader, PRICE] = price
     orders[b, side, trader, SIZE] = size
     placed[b] += 1
@@ -376,11 +391,11 @@ def _run_flow(
     events as the single env given the same generator. ``cumulative`` (4D + 2,) and ``queues``
     (2, D) are scratch space."""
     volume, public, best, ref = state[0], state[1], state[2], state[3]
-    ticks = volume.shape[2]
+    ticks = volume.shape[1]
     levels = len(theta)
     events = len(kinds)
     applied = 0
-    for b in range(volume.shape[0]):
+    for b in range(volume.shape[2]):
         clock = start
         while True:
             if best[b, BUY] >= 0:
@@ -389,9 +404,9 @@ def _run_flow(
                 ref[b, SELL] = best[b, SELL]
             for i in range(levels):  # public lots 1 .. D ticks from the opposite reference
                 price = ref[b, SELL] - 1 - i
-                queues[BUY, i] = public[b, BUY, price] if 0 <= price < ticks else 0
+                queues[BUY, i] = public[BUY, price, b] if 0 <= price < ticks else 0
                 price = ref[b, BUY] + 1 + i
-                queues[SELL, i] = public[b, SELL, price] if 0 <= price < ticks else 0
+                queues[SELL, i] = public[SELL, price, b] if 0 <= price < ticks else 0
             u0, u1, u2 = rng.random(), rng.random(), rng.random()
             total = 0.0
             k = 0
@@ -426,18 +441,18 @@ def _run_flow(
 def _top_levels(volume: Any, best: Any, window: int, prices: Any, volumes: Any) -> None:
     """(2, n, K) ticks and lots of each side's first K filled levels within ``window`` ticks of
     its best, best first; tick -1 and 0 lots past the last one."""
-    ticks = volume.shape[2]
+    ticks = volume.shape[1]
     for side in range(2):
         step = -1 if side == BUY else 1
-        for b in range(volume.shape[0]):
+        for b in range(volume.shape[2]):
             k = 0
             price = best[b, side]
             for _ in range(window):
                 if k == prices.shape[2] or price < 0 or price >= ticks:
                     break
-                if volume[b, side, price] > 0:
+                if volume[side, price, b] > 0:
                     prices[side, b, k] = price
-                    volumes[side, b, k] = volume[b, side, price]
+                    volumes[side, b, k] = volume[side, price, b]
                     k += 1
                 price += step
             prices[side, b, k:] = -1
@@ -448,7 +463,7 @@ def _top_levels(volume: Any, best: Any, window: int, prices: Any, volumes: Any) 
 def _replay(
     state: Any, kinds: Any, sides: Any, prices: Any, ranks: Any, first: int, stop: int
 ) -> None:
-    for b in range(state[0].shape[0]):
+    for b in range(state[0].shape[2]):
         for j in range(first, stop):
             _apply(state, b, kinds[j], sides[j], prices[j], ranks[j])
 
