@@ -8,13 +8,19 @@
    synthetic streams holding 10 to 10,000 resting orders.
 2. Env: LimitOrderBookMarket steps per second, 3 traders, intervals 1, 2 and 5 s.
 3. Native: LimitOrderBookVecEnv book events per second summed over 1,024 books, with the live
-   flow and with a given (replayed) flow, as a ratio to the engine's rate.
+   flow and with a given (replayed) flow, as a ratio to the engine's rate measured in the same
+   rounds (engine, live, replay, engine, ...), by wall and by CPU time; and what compiling the
+   numba kernels costs a fresh process, with an empty cache and with the cache filled.
 Each figure is the best of a few rounds, so a burst of load from other processes counts less.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -75,11 +81,19 @@ class FloorBook:
 
 def best_rate(run: Callable[[], int], rounds: int) -> float:
     """The best of ``rounds`` runs of events per second; ``run`` returns its event count."""
-    best = 0.0
+    return best_rates({"run": run}, rounds)["run"][0]
+
+
+def best_rates(runs: dict[str, Callable[[], int]], rounds: int) -> dict[str, tuple[float, float]]:
+    """Each run's best events per second by wall and by CPU time over ``rounds`` rounds, the
+    runs interleaved within each round so that they meet the same load."""
+    best = dict.fromkeys(runs, (0.0, 0.0))
     for _ in range(rounds):
-        start = time.perf_counter()
-        events = run()
-        best = max(best, events / (time.perf_counter() - start))
+        for name, run in runs.items():
+            wall, cpu = time.perf_counter(), time.process_time()
+            events = run()
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            best[name] = (max(best[name][0], events / wall), max(best[name][1], events / cpu))
     return best
 
 
@@ -164,8 +178,9 @@ def env_steps_per_second(sessions: int) -> tuple[float, float]:
     return steps / elapsed, events / elapsed
 
 
-def native_rate(num_envs: int, flow: Any, session_length: float, rounds: int) -> float:
-    """LimitOrderBookVecEnv book events/s summed over books, traders keeping still."""
+def native_run(num_envs: int, flow: Any, session_length: float) -> Callable[[], int]:
+    """A LimitOrderBookVecEnv session (traders keeping still) returning its book events,
+    summed over books; the env is built (and its kernels compiled) before it is timed."""
     vec = LimitOrderBookVecEnv(
         num_envs, 3, decision_intervals=[1.0, 2.0, 5.0], session_length=session_length, flow=flow
     )
@@ -177,7 +192,44 @@ def native_rate(num_envs: int, flow: Any, session_length: float, rounds: int) ->
             result = vec.step(dict.fromkeys(result.observations, keep))
         return vec.flow_events
 
-    return best_rate(run, rounds)
+    run()
+    return run
+
+
+COMPILE_PROBE = """
+import time
+start = time.perf_counter()
+import numpy as np
+from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
+from sekai.finance import ContStoikovTalreja, simulate_flow
+for flow in (None, simulate_flow(ContStoikovTalreja(), 2.0, seed=0)):
+    vec = LimitOrderBookVecEnv(2, 3, session_length=2.0, flow=flow)
+    result = vec.reset(seed=0)
+    while not result.all_done:
+        result = vec.step(dict.fromkeys(result.observations, np.zeros((2, 3), np.int64)))
+print(time.perf_counter() - start)
+"""
+
+
+def first_session_seconds() -> tuple[float, float]:
+    """Seconds a fresh process takes to import the vector env and run a tiny session with each
+    kind of flow: with an empty numba cache (it compiles the kernels) and then with the cache
+    it filled (it loads them)."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        seconds = [
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", COMPILE_PROBE],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
+            for _ in range(2)
+        ]
+    return seconds[0], seconds[1]
 
 
 def main() -> None:
@@ -214,13 +266,37 @@ def main() -> None:
 
     num_envs = 1024
     session = 10.0 if args.quick else 30.0
-    live = native_rate(num_envs, None, session, rounds)
     given = simulate_flow(ContStoikovTalreja(), session, n_ticks=2000, seed=1)
-    replayed = native_rate(num_envs, given, session, rounds)
+    engine_book = [OrderBook(N_TICKS)]
+
+    def engine_run() -> int:
+        replay(engine_book[0], messages)
+        engine_book[0] = OrderBook(N_TICKS)  # the next round's book, built outside its timing
+        return len(messages)
+
+    rates = best_rates(
+        {
+            "engine": engine_run,
+            "live": native_run(num_envs, None, session),
+            "replay": native_run(num_envs, given, session),
+        },
+        rounds,
+    )
+    engine_wall, engine_cpu = rates["engine"]
     print(f"\nLimitOrderBookVecEnv, {num_envs} books, {session:.0f} s sessions")
-    print(f"{'flow':>28} {'events/s':>12} {'x engine':>9}")
-    print(f"{'live CST flow':>28} {live:>12,.0f} {live / engine:>8.1f}x")
-    print(f"{'given flow (replay)':>28} {replayed:>12,.0f} {replayed / engine:>8.1f}x")
+    print(f"{'flow':>28} {'events/s':>12} {'x engine':>9} {'CPU events/s':>13} {'x engine':>9}")
+    print(f"{'sekai OrderBook (engine)':>28} {engine_wall:>12,.0f} {'':>9} {engine_cpu:>13,.0f}")
+    for name, label in (("live", "live CST flow"), ("replay", "given flow (replay)")):
+        wall, cpu = rates[name]
+        print(
+            f"{label:>28} {wall:>12,.0f} {wall / engine_wall:>8.1f}x {cpu:>13,.0f} "
+            f"{cpu / engine_cpu:>8.1f}x"
+        )
+    cold, warm = first_session_seconds()
+    print("\nfresh process: import, compile or load the kernels, a tiny session of each flow")
+    print(f"{'empty numba cache':>28} {cold:>11.2f}s")
+    print(f"{'cache filled':>28} {warm:>11.2f}s")
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

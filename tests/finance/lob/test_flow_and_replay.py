@@ -58,6 +58,15 @@ def test_bad_parameters_are_value_errors() -> None:
         ContStoikovTalreja(cancel_rates=())
     with pytest.raises(ValueError, match="non-decreasing"):
         FlowEvents(*(np.array([1.0, 0.5]),) * 1, *(np.zeros(2, np.int64),) * 4)
+    times, zeros = np.array([0.5, 1.0]), np.zeros(2, np.int64)
+    with pytest.raises(ValueError, match=r"FlowEvents.kind values must be in \(0, 1, 2\), got 7"):
+        FlowEvents(times, np.array([0, 7]), zeros, zeros, zeros)
+    with pytest.raises(ValueError, match=r"FlowEvents\.side values"):
+        FlowEvents(times, zeros, np.array([0, 2]), zeros, zeros)
+    with pytest.raises(ValueError, match=r"FlowEvents\.rank must be >= 0, got -1"):
+        FlowEvents(times, zeros, zeros, zeros, np.array([0, -1]))
+    with pytest.raises(TypeError, match=r"FlowEvents\.price must hold integers, got float64"):
+        FlowEvents(times, zeros, zeros, np.array([1.5, 2.0]), zeros)
 
 
 def test_simulated_flow_is_deterministic_for_a_seed_and_keeps_the_book_uncrossed() -> None:

@@ -104,8 +104,21 @@ class FlowEvents:
         lengths = {len(getattr(self, name)) for name in ("time", "kind", "side", "price", "rank")}
         if len(lengths) != 1:
             raise ValueError(f"FlowEvents columns must have one length, got {sorted(lengths)}")
+        for name in ("kind", "side", "price", "rank"):  # int64 arrays, as the replay loops read
+            column = np.asarray(getattr(self, name))
+            if column.size and column.dtype.kind not in "iu":
+                raise TypeError(f"FlowEvents.{name} must hold integers, got {column.dtype}")
+            object.__setattr__(self, name, column.astype(np.int64))
+        object.__setattr__(self, "time", np.asarray(self.time, np.float64))
         if len(self.time) and (np.diff(self.time) < 0).any():
             raise ValueError("FlowEvents times must be in non-decreasing order")
+        for name, allowed in (("kind", (LIMIT, MARKET, CANCEL)), ("side", (BUY, SELL))):
+            bad = ~np.isin(getattr(self, name), allowed)
+            if bad.any():
+                value = getattr(self, name)[bad][0]
+                raise ValueError(f"FlowEvents.{name} values must be in {allowed}, got {value}")
+        if (self.rank < 0).any():
+            raise ValueError(f"FlowEvents.rank must be >= 0, got {self.rank[self.rank < 0][0]}")
 
     def __len__(self) -> int:
         return len(self.time)

@@ -23,7 +23,6 @@ from sekai.envs.finance._lob_market import MarketConfig, TraderView
 from sekai.finance.order_book import BUY, SELL
 from sekai.finance.order_flow import (
     CANCEL,
-    LIMIT,
     MARKET,
     ContStoikovTalreja,
     FlowEvents,
@@ -238,7 +237,7 @@ def _after_removal(volume: Any, best: Any, b: int, side: int, price: int) -> Non
     best[b, side] = price  # -1 / ticks: the side is empty
 
 
-@_inline
+@_jit
 def _take(state: Any, b: int, side: int, taker: int) -> None:
     """One lot of a market order (``side`` is the taker's) against the first lot of the best
     opposite level; an empty side trades nothing."""
@@ -282,18 +281,18 @@ def _take(state: Any, b: int, side: int, taker: int) -> None:
 
 
 @_inline
-def _add_public(state: Any, b: int, side: int, price: int) -> None:
-    """One public lot at ``price``; one that crosses trades with the best opposite lot."""
+def _rest_public(state: Any, b: int, side: int, price: int) -> bool:
+    """One public lot resting at ``price`` unless it is off the grid; False if it crosses
+    (then it takes the best opposite lot instead: see :func:`_apply`)."""
     volume, public, best = state[0], state[1], state[2]
     if price < 0 or price >= volume.shape[1]:
-        return
-    crosses = price >= best[b, SELL] if side == BUY else price <= best[b, BUY]
-    if crosses:
-        _take(state, b, side, _public(state))
-        return
+        return True
+    if price >= best[b, SELL] if side == BUY else price <= best[b, BUY]:
+        return False
     volume[side, price, b] += 1
     public[side, price, b] += 1
     _improve_best(best, b, side, price)
+    return True
 
 
 @_inline
@@ -312,13 +311,12 @@ def _cancel_public(state: Any, b: int, side: int, price: int, rank: int) -> None
 
 @_inline
 def _apply(state: Any, b: int, kind: int, side: int, price: int, rank: int) -> None:
-    """One flow event in book ``b``."""
-    if kind == LIMIT:
-        _add_public(state, b, side, price)
-    elif kind == MARKET:
-        _take(state, b, side, _public(state))
-    elif kind == CANCEL:
+    """One flow event in book ``b``: a limit order that crosses and a market order both take
+    one lot (one call site, so the compiled loops hold one copy of :func:`_take`)."""
+    if kind == CANCEL:
         _cancel_public(state, b, side, price, rank)
+    elif kind == MARKET or not _rest_public(state, b, side, price):
+        _take(state, b, side, _public(state))
 
 
 @_inline
