@@ -68,10 +68,6 @@ class ContStoikovTalreja:
         return np.r_[limit, limit, self.market_rate, self.market_rate]
 
     @functools.cached_property
-    def _theta(self) -> NDArray[np.float64]:
-        return np.asarray(self.cancel_rates, np.float64)
-
-    @functools.cached_property
     def _fixed_rates_list(self) -> list[float]:
         return [float(rate) for rate in self._fixed_rates]
 

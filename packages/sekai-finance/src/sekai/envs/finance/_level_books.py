@@ -12,6 +12,7 @@ the vector env pays for it; ``cache=True`` compiles each kernel once per machine
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -167,18 +168,22 @@ class LevelBooks:
         many events were applied, summed over books."""
         kind, side, distance = _event_tables(model.levels)
         self._levels = None
+        # the state-free rates' running sum, as sample_event adds them; the kernel adds the
+        # cancel rates to it (scratch space: the kernels allocate nothing)
+        cumulative = np.zeros(len(distance))
+        fixed = list(itertools.accumulate(model._fixed_rates_list))
+        cumulative[: len(fixed)] = fixed
         return int(
             _run_flow(
                 self._state,
                 rng,
-                np.asarray(model._fixed_rates, np.float64),
-                np.asarray(model._theta, np.float64),
+                np.asarray(model.cancel_rates, np.float64),
                 kind,
                 side,
                 distance,
                 float(start),
                 float(until),
-                np.empty(len(distance)),  # scratch: the kernels allocate nothing
+                cumulative,
                 np.empty((2, model.levels), np.int64),
             )
         )
@@ -374,7 +379,6 @@ def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int
 def _run_flow(
     state: Any,
     rng: Any,
-    fixed_rates: Any,
     theta: Any,
     kinds: Any,
     sides: Any,
@@ -386,12 +390,14 @@ def _run_flow(
 ) -> int:
     """Each book's live flow from ``start`` to ``until``, book after book: the same draws and
     floating-point operations as :func:`sekai.finance.order_flow.sample_event`, so the same
-    events as the single env given the same generator. ``cumulative`` (4D + 2,) and ``queues``
-    (2, D) are scratch space."""
+    events as the single env given the same generator. ``cumulative`` (4D + 2,) starts with
+    the running sum of the 2D + 2 state-free rates; it and ``queues`` (2, D) are scratch."""
     volume, public, best, ref = state[0], state[1], state[2], state[3]
     ticks = volume.shape[1]
     levels = len(theta)
     events = len(kinds)
+    fixed = events - 2 * levels
+    fixed_total = cumulative[fixed - 1]
     applied = 0
     for b in range(volume.shape[2]):
         clock = start
@@ -406,12 +412,8 @@ def _run_flow(
                 price = ref[b, BUY] + 1 + i
                 queues[SELL, i] = public[SELL, price, b] if 0 <= price < ticks else 0
             u0, u1, u2 = rng.random(), rng.random(), rng.random()
-            total = 0.0
-            k = 0
-            for rate in fixed_rates:
-                total += rate
-                cumulative[k] = total
-                k += 1
+            total = fixed_total
+            k = fixed
             for side in range(2):
                 for i in range(levels):
                     total += queues[side, i] * theta[i]
@@ -420,8 +422,8 @@ def _run_flow(
             clock += -math.log1p(-u0) / total if total > 0 else math.inf
             if clock >= until:
                 break
-            threshold = u1 * total
-            choice = 0
+            threshold = u1 * total  # the event: the first whose running sum exceeds it
+            choice = 0 if threshold < fixed_total else fixed
             while choice < events - 1 and cumulative[choice] <= threshold:
                 choice += 1
             kind, side, distance = kinds[choice], sides[choice], distances[choice]
