@@ -6,7 +6,9 @@
    stream of the Cont-Stoikov-Talreja flow through ``sekai.finance.lobster.replay``, side by side
    with the simplest correct pure-Python book (the floor) on the same stream; then the same for
    synthetic streams holding 10 to 10,000 resting orders.
-2. Env: LimitOrderBookMarket steps per second, 3 traders, intervals 1, 2 and 5 s.
+2. Env: LimitOrderBookMarket steps per second, 3 traders, intervals 1, 2 and 5 s; and the same
+   market as a one-book LimitOrderBookVecEnv, i.e. what the single env would gain from the
+   compiled kernels.
 3. Native: LimitOrderBookVecEnv book events per second summed over 1,024 books, with the live
    flow and with a given (replayed) flow, as a ratio to the engine's rate measured in the same
    rounds (engine, live, replay, engine, ...), by wall and by CPU time; and what compiling the
@@ -158,18 +160,25 @@ def engine_rates(messages: np.ndarray, rounds: int) -> tuple[float, float, int]:
     return best_rate(engine, rounds), best_rate(floor, rounds), len(engine_book)
 
 
-def env_steps_per_second(sessions: int) -> tuple[float, float]:
-    """LimitOrderBookMarket (3 traders, intervals 1, 2, 5): steps/s and flow events/s."""
-    env = LimitOrderBookMarket(3, decision_intervals=[1.0, 2.0, 5.0], session_length=60.0)
+def env_steps_per_second(env: Any, sessions: int) -> tuple[float, float]:
+    """Steps/s and flow events/s of ``env`` (3 traders, intervals 1, 2, 5) with masked random
+    actions: a LimitOrderBookMarket, or a one-book LimitOrderBookVecEnv (the same market run
+    by the compiled kernels) whose actions and masks carry a leading axis of one."""
+    one_book = isinstance(env, LimitOrderBookVecEnv)
     for agent in env.possible_agents:
         env.action_space(agent).seed(0)
+
+    def act(agent: str) -> np.ndarray:
+        mask = env.action_mask(agent)
+        if one_book:
+            return env.action_space(agent).sample(mask=tuple(m[0] for m in mask))[None]
+        return env.action_space(agent).sample(mask=mask)
+
     steps, events, elapsed = 0, 0, 0.0
     for seed in range(sessions):
         result = env.reset(seed=seed)
         while not result.all_done:
-            actions = {
-                a: env.action_space(a).sample(mask=env.action_mask(a)) for a in result.observations
-            }
+            actions = {a: act(a) for a in result.observations}
             start = time.perf_counter()
             result = env.step(actions)
             elapsed += time.perf_counter() - start
@@ -259,10 +268,15 @@ def main() -> None:
             f"{sekai_rate / floor_rate:>6.1f}x"
         )
 
-    steps, env_events = env_steps_per_second(1 if args.quick else 3)
-    print("\nLimitOrderBookMarket, 3 traders, intervals 1, 2, 5 s")
-    print(f"{'steps/s':>28} {steps:>12,.0f}")
-    print(f"{'flow events/s inside it':>28} {env_events:>12,.0f}")
+    market = {"decision_intervals": [1.0, 2.0, 5.0], "session_length": 60.0}
+    print("\nLimitOrderBookMarket, 3 traders, intervals 1, 2, 5 s, masked random actions")
+    print(f"{'':>28} {'steps/s':>12} {'flow events/s':>14}")
+    for label, env in (
+        ("LimitOrderBookMarket", LimitOrderBookMarket(3, **market)),
+        ("the same, compiled (1 book)", LimitOrderBookVecEnv(1, 3, **market)),
+    ):
+        steps, env_events = env_steps_per_second(env, 1 if args.quick else 3)
+        print(f"{label:>28} {steps:>12,.0f} {env_events:>14,.0f}")
 
     num_envs = 1024
     session = 10.0 if args.quick else 30.0
