@@ -206,11 +206,12 @@ class LevelBooks:
 # ``state`` is LevelBooks._state: lots and public lots (side, tick, book), best, ref, orders,
 # placed, cash, inventory, tick_price. Owners are trader columns; the public is the last column
 # of the accounts.
-# Reference counting off (``_nrt=False``): the kernels only index arrays the caller owns and
-# allocate nothing, and the counting numba adds around every array passed to a helper otherwise
-# costs more than the events themselves. Helpers are inlined into the loops that call them.
-_jit = numba.njit(cache=True, _nrt=False)
-_inline = numba.njit(cache=True, _nrt=False, inline="always")
+# Reference counting off (``_nrt=False``, an option of numba's CPU target that its typing
+# stubs leave out): the kernels only index arrays the caller owns and allocate nothing, and the
+# counting numba adds around every array passed to a helper otherwise doubles the time per
+# event. Small helpers are inlined into the loops that call them.
+_jit = numba.njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+_inline = numba.njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
 
 
 @_inline
