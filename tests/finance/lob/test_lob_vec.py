@@ -194,3 +194,12 @@ def test_importing_the_finance_packages_does_not_import_numba() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "make", [LimitOrderBookMarket, lambda *a, **k: LimitOrderBookVecEnv(2, *a, **k)]
+)
+def test_a_grid_too_small_for_the_opening_book_is_a_value_error(make) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=r"n_ticks must be at least 11 .* got 10"):
+        make(1, n_ticks=10)
+    make(1, n_ticks=11).reset(seed=0)
