@@ -2,9 +2,9 @@
 
 The books run in lock-step on the shared decision schedule, so one step takes the due traders'
 actions as ``(num_envs, 3)`` arrays and returns ``(num_envs, ...)`` observations and
-``(num_envs,)`` rewards per agent; flags are plain bools (every book ends together). The
-background flow advances in rounds: each round samples and applies the next event of every book
-whose clock has not reached the next decision time, with array operations over those books.
+``(num_envs,)`` rewards per agent; flags are plain bools (every book ends together). The due
+traders' instructions and the background flow up to the next decision time run in compiled
+loops over books and events (see ``_level_books``), one call each per step.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from sekai.envs.finance._lob_market import (
 )
 from sekai.envs.finance._pictures import EpisodeTrace, Picture, draw_market
 from sekai.finance.order_book import BUY, SELL
-from sekai.finance.order_flow import CANCEL, LIMIT, MARKET, FlowEvents, sample_events
+from sekai.finance.order_flow import FlowEvents
 from sekai.multi_agent import MAResetResult, MAStepResult
 
 
@@ -83,7 +83,6 @@ class LimitOrderBookVecEnv(RngMixin):
     ) -> MAResetResult:
         self._set_rng(seed)
         self.books = LevelBooks(self.config, self.num_envs)
-        self._all = np.arange(self.num_envs)
         self._step_index = 0
         self._flow_index = 0
         self.flow_events = 0  # background events applied this session, summed over books
@@ -122,7 +121,7 @@ class LimitOrderBookVecEnv(RngMixin):
                 raise ValueError(f"{agent}: actions outside {self.action_spaces[agent]}")
             plans.append((i, config.decode(self._view(i), batch.astype(np.int64), agent)))
         for i, (bid, ask, market) in plans:
-            self._execute(i, bid, ask, market)
+            self.books.execute(i, bid, ask, market)
         self._step_index += 1
         last = self._step_index == len(config.times)
         until = config.session_length if last else config.times[self._step_index]
@@ -164,72 +163,16 @@ class LimitOrderBookVecEnv(RngMixin):
     def _observe(self, trader: int, time_left: float) -> np.ndarray:
         return self.config.observation(self._view(trader), time_left)
 
-    def _execute(self, trader: int, bid: np.ndarray, ask: np.ndarray, market: np.ndarray) -> None:
-        books, size = self.books, self.config.order_size
-        for side, instruction in ((BUY, bid), (SELL, ask)):
-            current = books.order_price[:, side, trader]
-            change = (instruction != -1) & (instruction != current)
-            books.cancel_order(self._all[change & (current >= 0)], trader, side)
-            place = change & (instruction >= 0)
-            rows = self._all[place]
-            price = instruction[place]
-            # post-only: an order that would cross (after an earlier trader's move) is dropped
-            keep = np.where(
-                side == BUY, price < books.best[rows, SELL], price > books.best[rows, BUY]
-            )
-            books.place(rows[keep], trader, side, price[keep], size)
-        trading = market >= 0
-        for side in (BUY, SELL):
-            rows = self._all[trading & (market == side)]
-            books.cancel_order(rows, trader, 1 - side)  # self-trade prevention
-            for _ in range(size):
-                books.take(rows, np.full(len(rows), side), trader)
-
     def _run_flow(self, start: float, until: float) -> None:
-        flow, books = self.config.flow, self.books
+        flow = self.config.flow
         if isinstance(flow, FlowEvents):
             stop = int(np.searchsorted(flow.time, until, side="left"))
-            for j in range(self._flow_index, stop):
-                self._apply(
-                    self._all,
-                    np.full(self.num_envs, flow.kind[j]),
-                    np.full(self.num_envs, flow.side[j]),
-                    np.full(self.num_envs, flow.price[j]),
-                    np.full(self.num_envs, flow.rank[j]),
-                )
-            self._flow_index = max(self._flow_index, stop)
+            if stop > self._flow_index:
+                self.books.replay(flow, self._flow_index, stop)
+                self.flow_events += self.num_envs * (stop - self._flow_index)
+                self._flow_index = stop
             return
-        clock = np.full(self.num_envs, start)
-        rows = self._all
-        while len(rows):
-            books.update_refs(rows)
-            bids, asks = books.public_levels(rows, flow.levels)
-            wait, kind, side, price, rank = sample_events(
-                flow, self.rng, books.ref[rows, BUY], books.ref[rows, SELL], bids, asks
-            )
-            clock[rows] += wait
-            going = clock[rows] < until
-            rows = rows[going]
-            self._apply(rows, kind[going], side[going], price[going], rank[going])
-
-    def _apply(
-        self,
-        rows: np.ndarray,
-        kind: np.ndarray,
-        side: np.ndarray,
-        price: np.ndarray,
-        rank: np.ndarray,
-    ) -> None:
-        """One flow event in each of ``rows``."""
-        books = self.books
-        self.flow_events += len(rows)
-        limit, market, cancel = kind == LIMIT, kind == MARKET, kind == CANCEL
-        if limit.any():
-            books.add_public(rows[limit], side[limit], price[limit])
-        if market.any():
-            books.take(rows[market], side[market], -1)
-        if cancel.any():
-            books.cancel_public(rows[cancel], side[cancel], price[cancel], rank[cancel])
+        self.flow_events += self.books.run_flow(flow, self.rng, start, until)
 
 
 class _BookFrames:
