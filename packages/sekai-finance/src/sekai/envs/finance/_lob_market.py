@@ -5,6 +5,7 @@ and observations (leading axis: one row per book, so the single env passes one r
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any, NamedTuple
 
@@ -123,46 +124,48 @@ class MarketConfig:
         """Tick index (or array of them) to price: the first best bid is ``initial_price``."""
         return self.initial_price + (tick - self.first_bid) * self.tick_size
 
-    # -- trader decisions, in array form ---------------------------------------------------
-    def instruction_prices(self, view: TraderView) -> tuple[NDArray[Any], NDArray[Any]]:
-        """(m, 6) tick of each bid and ask instruction (meaningless where masked)."""
-        best_bid = view.bid_prices[:, 0]
-        best_ask = view.ask_prices[:, 0]
-        bid = best_bid[:, None] + np.array([0, 0, 1, 0, -1, -2])
-        ask = best_ask[:, None] + np.array([0, 0, -1, 0, 1, 2])
-        return bid, ask
+    @functools.cached_property
+    def _observed_price(self) -> NDArray[np.float64]:
+        """Price of each tick, and 0.0 at index -1 (no level), for observations."""
+        return np.append(self.price(np.arange(self.n_ticks)), 0.0)
 
+    # -- trader decisions, in array form ---------------------------------------------------
     def masks(self, view: TraderView) -> tuple[NDArray[np.int8], ...]:
         """(m, 6), (m, 6), (m, 3) masks: 1 where the value is possible now."""
-        m = len(view.inventory)
+        return self._quote_mask(view, BUY), self._quote_mask(view, SELL), self._market_mask(view)
+
+    def _quote_mask(self, view: TraderView, side: int) -> NDArray[np.int8]:
+        """(m, 6) mask of one side's instructions (INSTRUCTIONS)."""
         size = self.order_size
-        has_bids = view.bid_prices[:, 0] >= 0
-        has_asks = view.ask_prices[:, 0] >= 0
-        spread = np.where(has_bids & has_asks, view.ask_prices[:, 0] - view.bid_prices[:, 0], 0)
-        bid_price, ask_price = self.instruction_prices(view)
-        can_buy = view.inventory + size <= self.max_inventory
-        can_sell = view.inventory - size >= -self.max_inventory
+        if side == BUY:
+            best, own = view.bid_prices[:, 0], view.own_bid
+            ticks = best[:, None] + _BID_OFFSETS[2:]
+            places = ((best >= 0) & (view.inventory + size <= self.max_inventory))[:, None]
+            places = places & (ticks >= 0) & (view.cash[:, None] >= self.price(ticks) * size)
+        else:
+            best, own = view.ask_prices[:, 0], view.own_ask
+            ticks = best[:, None] + _ASK_OFFSETS[2:]
+            places = ((best >= 0) & (view.inventory - size >= -self.max_inventory))[:, None]
+            places = places & (ticks < self.n_ticks)
+        mask = np.empty((len(best), 6), np.int8)
+        mask[:, KEEP] = 1
+        mask[:, CANCEL] = own[:, 0] >= 0
+        mask[:, 2:] = places
+        bid, ask = view.bid_prices[:, 0], view.ask_prices[:, 0]
+        mask[:, IMPROVE] &= (bid >= 0) & (ask >= 0) & (ask - bid > 1)
+        return mask
 
-        bid = np.zeros((m, 6), bool)
-        bid[:, KEEP] = True
-        bid[:, CANCEL] = view.own_bid[:, 0] >= 0
-        affordable = view.cash[:, None] >= self.price(bid_price) * size
-        bid[:, 2:] = (has_bids & can_buy)[:, None] & affordable[:, 2:] & (bid_price[:, 2:] >= 0)
-        bid[:, IMPROVE] &= spread > 1
-
-        ask = np.zeros((m, 6), bool)
-        ask[:, KEEP] = True
-        ask[:, CANCEL] = view.own_ask[:, 0] >= 0
-        ask[:, 2:] = (has_asks & can_sell)[:, None] & (ask_price[:, 2:] < self.n_ticks)
-        ask[:, IMPROVE] &= spread > 1
-
+    def _market_mask(self, view: TraderView) -> NDArray[np.int8]:
+        """(m, 3) mask of the market orders (MARKET_ORDERS)."""
+        size = self.order_size
         other_asks = view.ask_volumes.sum(axis=1) - view.own_ask[:, 1] > 0
         other_bids = view.bid_volumes.sum(axis=1) - view.own_bid[:, 1] > 0
-        market = np.zeros((m, 3), bool)
-        market[:, 0] = True
-        market[:, 1] = other_asks & can_buy & (view.cash >= self._sweep_cost(view))
-        market[:, 2] = other_bids & can_sell
-        return bid.astype(np.int8), ask.astype(np.int8), market.astype(np.int8)
+        mask = np.empty((len(view.inventory), 3), np.int8)
+        mask[:, 0] = 1
+        can_buy = other_asks & (view.inventory + size <= self.max_inventory)
+        mask[:, 1] = can_buy & (view.cash >= self._sweep_cost(view))
+        mask[:, 2] = other_bids & (view.inventory - size >= -self.max_inventory)
+        return mask
 
     def _sweep_cost(self, view: TraderView) -> NDArray[np.float64]:
         """What a market buy of order_size lots costs at the visible asks (the last visible
@@ -182,52 +185,67 @@ class MarketConfig:
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """Check (m, 3) actions against the masks; return the new bid and ask ticks (-1: keep,
         -2: cancel) and the market side (-1 none, BUY, SELL). ValueError names the agent and
-        the first forbidden instruction."""
-        masks = self.masks(view)
+        the first forbidden instruction. Value 0 (keep, no market order) is always possible,
+        so a mask is computed only for an entry some book sets otherwise."""
+        checks = (
+            ("bid", INSTRUCTIONS, lambda: self._quote_mask(view, BUY)),
+            ("ask", INSTRUCTIONS, lambda: self._quote_mask(view, SELL)),
+            ("market order", MARKET_ORDERS, lambda: self._market_mask(view)),
+        )
         rows = np.arange(len(actions))
-        for entry, (mask, names) in enumerate(
-            zip(masks, (INSTRUCTIONS, INSTRUCTIONS, MARKET_ORDERS), strict=True)
-        ):
-            allowed = mask[rows, actions[:, entry]].astype(bool)
+        chosen = [actions[:, entry] for entry in range(3)]
+        acting = [bool(values.any()) for values in chosen]
+        for entry, (which, names, mask) in enumerate(checks):
+            if not acting[entry]:
+                continue
+            allowed = mask()[rows, chosen[entry]].astype(bool)
             if not allowed.all():
-                which = ("bid", "ask", "market order")[entry]
-                value = int(actions[~allowed][0, entry])
+                value = int(chosen[entry][~allowed][0])
                 raise ValueError(
                     f"{agent}: the {which} instruction {value} ({names[value]!r}) is masked "
                     "as impossible now; sample actions with action_mask(agent)"
                 )
-        bid_price, ask_price = self.instruction_prices(view)
-        bid = np.where(actions[:, 0] == KEEP, -1, np.where(actions[:, 0] == CANCEL, -2, 0))
-        bid = np.where(actions[:, 0] >= 2, bid_price[rows, actions[:, 0]], bid)
-        ask = np.where(actions[:, 1] == KEEP, -1, np.where(actions[:, 1] == CANCEL, -2, 0))
-        ask = np.where(actions[:, 1] >= 2, ask_price[rows, actions[:, 1]], ask)
-        market = np.where(actions[:, 2] == 1, BUY, np.where(actions[:, 2] == 2, SELL, -1))
+        bid = _quote_ticks(chosen[0], view.bid_prices[:, 0], _BID_OFFSETS, acting[0])
+        ask = _quote_ticks(chosen[1], view.ask_prices[:, 0], _ASK_OFFSETS, acting[1])
+        market = _MARKET_SIDES[chosen[2]] if acting[2] else np.full(len(actions), -1)
         return bid, ask, market
 
     def observation(self, view: TraderView, time_left: Any) -> NDArray[np.float32]:
         """(m, 4K + 7): bid prices, bid lots, ask prices, ask lots (price 0 past the last
         level), inventory, cash, own bid price and lots, own ask price and lots, seconds left."""
+        m, k = view.bid_prices.shape
+        price = self._observed_price
+        out = np.empty((m, 4 * k + 7), np.float32)
+        out[:, :k] = price[view.bid_prices]
+        out[:, k : 2 * k] = view.bid_volumes
+        out[:, 2 * k : 3 * k] = price[view.ask_prices]
+        out[:, 3 * k : 4 * k] = view.ask_volumes
+        out[:, 4 * k] = view.inventory
+        out[:, 4 * k + 1] = view.cash
+        out[:, 4 * k + 2] = price[view.own_bid[:, 0]]
+        out[:, 4 * k + 3] = view.own_bid[:, 1]
+        out[:, 4 * k + 4] = price[view.own_ask[:, 0]]
+        out[:, 4 * k + 5] = view.own_ask[:, 1]
+        out[:, 4 * k + 6] = np.asarray(time_left, np.float64)
+        return out
 
-        def prices(ticks: NDArray[Any]) -> NDArray[Any]:
-            return np.where(ticks >= 0, self.price(ticks), 0.0)
 
-        m = len(view.inventory)
-        columns = [
-            prices(view.bid_prices),
-            view.bid_volumes,
-            prices(view.ask_prices),
-            view.ask_volumes,
-            view.inventory[:, None],
-            view.cash[:, None],
-            prices(view.own_bid[:, :1]),
-            view.own_bid[:, 1:],
-            prices(view.own_ask[:, :1]),
-            view.own_ask[:, 1:],
-            np.broadcast_to(np.asarray(time_left, np.float64), (m,))[:, None],
-        ]
-        return np.concatenate([np.asarray(c, np.float64) for c in columns], axis=1).astype(
-            np.float32
-        )
+# each instruction's tick relative to the best of its side (keep and cancel place nothing)
+_BID_OFFSETS = np.array([0, 0, 1, 0, -1, -2])
+_ASK_OFFSETS = -_BID_OFFSETS
+_MARKET_SIDES = np.array([-1, BUY, SELL])  # per MARKET_ORDERS value
+
+
+def _quote_ticks(
+    chosen: NDArray[np.int64], best: NDArray[np.int64], offsets: NDArray[Any], acting: bool
+) -> NDArray[np.int64]:
+    """The tick each book's instruction asks for: -1 keep, -2 cancel."""
+    if not acting:
+        return np.full(len(chosen), -1)
+    ticks = best + offsets[chosen]
+    ticks[chosen == KEEP] = -1
+    ticks[chosen == CANCEL] = -2
+    return ticks
 
 
 def action_space_for() -> MultiDiscrete:
