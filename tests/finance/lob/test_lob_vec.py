@@ -244,3 +244,20 @@ def test_a_grid_too_small_for_the_opening_book_is_a_value_error(make) -> None:  
     with pytest.raises(ValueError, match=r"n_ticks must be at least 11 .* got 10"):
         make(1, n_ticks=10)
     make(1, n_ticks=11).reset(seed=0)
+
+
+def test_reset_restores_the_opening_books_whatever_the_last_session_left() -> None:
+    """reset() clears the books in place: after a session of random traders they equal fresh
+    books, and a second session agrees exactly with the single env again."""
+    vec = LimitOrderBookVecEnv(1, 3, **KWARGS)
+    single = LimitOrderBookMarket(3, **KWARGS)
+    play_together([single], vec, seed=5)
+    fresh = LevelBooks(vec.config, 1)
+    assert not np.array_equal(vec.books.volume, fresh.volume)
+    vec.reset(seed=6)
+    fresh.values()  # as reset() reads them, which sets the mid
+    for name in ("volume", "public", "best", "ref", "orders", "placed", "mid"):
+        assert np.array_equal(getattr(vec.books, name), getattr(fresh, name)), name
+    assert np.array_equal(vec.books.accounts_cash, fresh.accounts_cash)
+    assert np.array_equal(vec.books.accounts_inventory, fresh.accounts_inventory)
+    play_together([single], vec, seed=6)

@@ -49,22 +49,16 @@ class LevelBooks:
         # reach (a fresh set of books costs little, however wide the grid).
         self._lots = np.zeros((2, ticks, n), np.int64)
         self._public_lots = np.zeros((2, ticks, n), np.int64)  # the public's lots alone
-        depth = np.asarray(config.initial_depth, np.int64)[:, None]
-        first = config.first_bid
-        for lots in (self._lots, self._public_lots):
-            lots[BUY, first - np.arange(len(depth))] = depth
-            lots[SELL, first + 1 + np.arange(len(depth))] = depth
+        # the lowest and highest tick any lot was placed at, in any book: where reset() clears
+        # (none yet: the zeros are fresh)
+        self._touched = np.array([ticks, -1], np.int64)
         self.best = np.empty((n, 2), np.int64)  # best bid, best ask; -1 / ticks when empty
-        self.best[:, BUY] = first
-        self.best[:, SELL] = first + 1
-        self.ref = self.best.copy()  # the last best of each side, for an empty side
-        self.orders = np.zeros((n, 2, traders, 4), np.int64)
-        self.orders[..., PRICE] = -1
-        self.placed = np.zeros(n, np.int64)  # traders' orders placed so far, for queue order
-        self.accounts_cash = np.full((n, traders + 1), config.initial_cash)
-        self.accounts_cash[:, traders] = 0.0
-        self.accounts_inventory = np.zeros((n, traders + 1), np.int64)
-        self.mid = np.full(n, config.initial_price)
+        self.ref = np.empty((n, 2), np.int64)  # the last best of each side, for an empty side
+        self.orders = np.empty((n, 2, traders, 4), np.int64)
+        self.placed = np.empty(n, np.int64)  # traders' orders placed so far, for queue order
+        self.accounts_cash = np.empty((n, traders + 1))
+        self.accounts_inventory = np.empty((n, traders + 1), np.int64)
+        self.mid = np.empty(n)
         self._levels: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._tick_price = np.asarray(config.price(np.arange(ticks)), np.float64)
         self._state = (
@@ -77,7 +71,35 @@ class LevelBooks:
             self.accounts_cash,
             self.accounts_inventory,
             self._tick_price,
+            self._touched,
         )
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the opening book and accounts, in the same arrays (a new session): lots
+        are cleared only between the lowest and highest tick placed at, so a reset costs
+        what the last session reached rather than the whole grid."""
+        config = self.config
+        low, high = self._touched
+        for lots in (self._lots, self._public_lots):
+            lots[:, low : high + 1] = 0
+        depth = np.asarray(config.initial_depth, np.int64)[:, None]
+        first = config.first_bid
+        for lots in (self._lots, self._public_lots):
+            lots[BUY, first - np.arange(len(depth))] = depth
+            lots[SELL, first + 1 + np.arange(len(depth))] = depth
+        self._touched[:] = first + 1 - len(depth), first + len(depth)
+        self.best[:, BUY] = first
+        self.best[:, SELL] = first + 1
+        self.ref[:] = self.best
+        self.orders[:] = 0
+        self.orders[..., PRICE] = -1
+        self.placed[:] = 0
+        self.accounts_cash[:] = config.initial_cash
+        self.accounts_cash[:, -1] = 0.0
+        self.accounts_inventory[:] = 0
+        self.mid[:] = config.initial_price
+        self._levels = None
 
     # -- views of the state -----------------------------------------------------------------
     @property
@@ -204,7 +226,7 @@ class LevelBooks:
 
 # -- compiled kernels: one book ``b`` at a time ------------------------------------------------
 # ``state`` is LevelBooks._state: lots and public lots (side, tick, book), best, ref, orders,
-# placed, cash, inventory, tick_price. Owners are trader columns; the public is the last column
+# placed, cash, inventory, tick_price, touched (the lowest and highest tick placed at). Owners are trader columns; the public is the last column
 # of the accounts.
 # Reference counting off (``_nrt=False``, an option of numba's CPU target that its typing
 # stubs leave out): the kernels only index arrays the caller owns and allocate nothing, and the
@@ -224,6 +246,15 @@ def _public(state: Any) -> int:
 def _improve_best(best: Any, b: int, side: int, price: int) -> None:
     if (price > best[b, side]) if side == BUY else (price < best[b, side]):
         best[b, side] = price
+
+
+@_inline
+def _mark_touched(touched: Any, price: int) -> None:
+    """Widen the range of ticks that ``LevelBooks.reset`` clears to hold ``price``."""
+    if price < touched[0]:
+        touched[0] = price
+    if price > touched[1]:
+        touched[1] = price
 
 
 @_inline
@@ -247,7 +278,7 @@ def _after_removal(volume: Any, best: Any, b: int, side: int, price: int) -> Non
 def _take(state: Any, b: int, side: int, taker: int) -> None:
     """One lot of a market order (``side`` is the taker's) against the first lot of the best
     opposite level; an empty side trades nothing."""
-    volume, public, best, _, orders, _, cash, inventory, tick_price = state
+    volume, public, best, _, orders, _, cash, inventory, tick_price, _ = state
     maker_side = 1 - side
     price = best[b, maker_side]
     if price < 0 or price >= volume.shape[1]:
@@ -298,6 +329,7 @@ def _rest_public(state: Any, b: int, side: int, price: int) -> bool:
     volume[side, price, b] += 1
     public[side, price, b] += 1
     _improve_best(best, b, side, price)
+    _mark_touched(state[9], price)
     return True
 
 
@@ -349,6 +381,7 @@ def _place(state: Any, b: int, trader: int, side: int, price: int, size: int) ->
     placed[b] += 1
     orders[b, side, trader, SEQ] = placed[b]
     _improve_best(best, b, side, price)
+    _mark_touched(state[9], price)
 
 
 @_jit

@@ -82,7 +82,7 @@ class LimitOrderBookVecEnv(RngMixin):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> MAResetResult:
         self._set_rng(seed)
-        self.books = LevelBooks(self.config, self.num_envs)
+        self.books.reset()
         self._step_index = 0
         self._flow_index = 0
         self.flow_events = 0  # background events applied this session, summed over books
