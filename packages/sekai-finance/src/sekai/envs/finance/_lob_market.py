@@ -169,16 +169,22 @@ class MarketConfig:
 
     def _sweep_cost(self, view: TraderView) -> NDArray[np.float64]:
         """What a market buy of order_size lots costs at the visible asks (the last visible
-        price for any lots beyond them)."""
-        volumes = view.ask_volumes.copy()
-        own_at = view.ask_prices == view.own_ask[:, :1]
-        volumes -= np.where(own_at & (view.own_ask[:, :1] >= 0), view.own_ask[:, 1:], 0)
-        before = np.cumsum(volumes, axis=1) - volumes
-        lots = np.clip(self.order_size - before, 0, volumes)
+        price for any lots beyond them). Where the best level holds them all, that is
+        order_size times its price; the sweep over levels runs for the other books only."""
+        size = self.order_size
+        own_price, own_lots = view.own_ask[:, :1], view.own_ask[:, 1:]
+        own_here = (view.ask_prices == own_price) & (own_price >= 0)
+        volumes = view.ask_volumes - np.where(own_here, own_lots, 0)
         prices = self.price(np.maximum(view.ask_prices, 0))
-        cost = (lots * prices).sum(axis=1)
-        missing = self.order_size - lots.sum(axis=1)
-        return cost + missing * prices.max(axis=1)
+        cost = size * prices[:, 0]
+        deeper = np.flatnonzero(volumes[:, 0] < size)
+        if len(deeper):
+            volumes, prices = volumes[deeper], prices[deeper]
+            before = np.cumsum(volumes, axis=1) - volumes
+            lots = np.clip(size - before, 0, volumes)
+            missing = size - lots.sum(axis=1)
+            cost[deeper] = (lots * prices).sum(axis=1) + missing * prices.max(axis=1)
+        return cost
 
     def decode(
         self, view: TraderView, actions: NDArray[np.int64], agent: str
