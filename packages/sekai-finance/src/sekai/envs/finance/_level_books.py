@@ -226,8 +226,8 @@ class LevelBooks:
 
 # -- compiled kernels: one book ``b`` at a time ------------------------------------------------
 # ``state`` is LevelBooks._state: lots and public lots (side, tick, book), best, ref, orders,
-# placed, cash, inventory, tick_price, touched (the lowest and highest tick placed at). Owners are trader columns; the public is the last column
-# of the accounts.
+# placed, cash, inventory, tick_price, touched (the lowest and highest tick a lot was placed at).
+# Owners are trader columns; the public is the last column of the accounts.
 # Reference counting off (``_nrt=False``, an option of numba's CPU target that its typing
 # stubs leave out): the kernels only index arrays the caller owns and allocate nothing, and the
 # counting numba adds around every array passed to a helper otherwise doubles the time per
