@@ -197,26 +197,27 @@ def test_composite_observations_through_shared_memory_match_sync() -> None:
                 assert x.dtype == y.dtype
 
 
-class _ShortObservationEnv(CounterEnv):
-    """Sub-env 1 (start=1) returns an observation of shape (1,) for its Box of shape (3,)."""
+class _MisshapenObservationEnv(CounterEnv):
+    """Resets to an observation of ``options["length"]`` values for its Box of shape (3,)."""
 
     def reset(self, *, seed=None, options=None):
         result = super().reset(seed=seed, options=options)
-        if self.count == 1:
-            return result._replace(observation=result.observation[:1])
-        return result
+        length = options["length"]
+        return result._replace(observation=np.resize(result.observation, length))
 
 
 @pytest.mark.parametrize("num_workers", [1, 2])
+@pytest.mark.parametrize("lengths", [(3, 1), (4, 2)], ids=["short", "same-total-size"])
 def test_an_observation_of_the_wrong_shape_is_not_broadcast_into_shared_memory(
-    num_workers: int,
+    num_workers: int, lengths: tuple[int, int]
 ) -> None:
-    with ProcVecEnv([_ShortObservationEnv] * 2, num_workers=num_workers) as vec:
+    with ProcVecEnv([_MisshapenObservationEnv] * 2, num_workers=num_workers) as vec:
         assert vec.shared_memory
-        with pytest.raises(VecEnvWorkerError) as caught:
-            vec.reset(options=[{"start": 0}, {"start": 1}])  # SyncVecEnv raises ValueError
-        assert (caught.value.rank, caught.value.exc_type) == (1, "ValueError")
-        assert "shape (1,)" in str(caught.value)
+        with pytest.raises(VecEnvWorkerError) as caught:  # SyncVecEnv raises ValueError
+            vec.reset(options=[{"length": length} for length in lengths])
+        rank = 0 if lengths[0] != 3 else 1
+        assert (caught.value.rank, caught.value.exc_type) == (rank, "ValueError")
+        assert f"shape ({lengths[rank]},)" in str(caught.value)
 
 
 def test_a_space_that_cannot_be_shared_uses_pipes_or_refuses_shared_memory_true() -> None:

@@ -156,12 +156,10 @@ class _Worker:
         if self.observations is None:
             return observations
         first = self.group.first_rank
-        if isinstance(self.observations, np.ndarray):
-            rows = self.observations[first : first + len(observations)]
-            shape = rows.shape[1:]
-            if all(getattr(observation, "shape", None) == shape for observation in observations):
-                rows[...] = observations  # the whole slice at once
-                return ()
+        if isinstance(self.observations, np.ndarray) and _shared_memory.write_rows(
+            self.observations[first : first + len(observations)], observations
+        ):
+            return ()
         # one by one, each shape checked (numpy would broadcast a wrong one into its row)
         for index, observation in enumerate(observations, start=first):
             self.group.rank = index
