@@ -4,10 +4,11 @@ SyncVecEnv and AsyncVecEnv return a list: their sub-envs' dicts are at hand. Pro
 native vector envs return a read-only sequence that builds each dict when first read, because a
 list would cost a large share of every step whether or not the caller reads an info: the parent
 would unpickle every worker's infos (ProcVecEnv), or split info arrays into one dict per sub-env
-(native envs, thousands of sub-envs). A list subclass filled on first read is no way out: C code
-that takes a list (json, numpy, str.join, Cython loops such as pandas') reads its storage without
-calling any method, so it would see an empty list. Instead every backend's infos read like the
-list of dicts they stand for, and ``list(infos)`` makes that list.
+(native envs, thousands of sub-envs). A list subclass filled on first read is no way out: every
+list method it does not override (copy, +, *, reversed, ...) and C code that reads a list's items
+directly (C extensions, Cython) read its empty storage without calling any method, so they would
+silently see no infos. Instead every backend's infos read like the list of dicts they stand for,
+and ``list(infos)`` makes that list.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def test_infos_read_like_the_list_of_dicts_they_stand_for(backend: str) -> None:
                 assert type(restored) is list and repr(restored) == repr(as_list)
             assert json.dumps(list(infos), default=repr) == json.dumps(as_list, default=repr)
         infos[0]["seen"] = True  # a caller's change to an info stays in it
-        assert infos[0]["seen"] and list(infos)[0]["seen"]
+        assert infos[0]["seen"] and next(iter(infos))["seen"]
 
 
 def test_step_infos_are_a_list_only_where_the_dicts_are_at_hand() -> None:
