@@ -2,19 +2,41 @@
 
     python benchmarks/lob_throughput.py [--quick]
 
+with hftbacktest beside our engine (a benchmark-only install, never a sekai dependency; it
+requires numpy below 2.3 and brings numba, polars and holoviews, so it goes in a throw-away
+overlay of the workspace venv, not into it):
+
+    uv run --with-requirements benchmarks/requirements.txt python benchmarks/lob_throughput.py
+
 1. Engine: book events per second (adds, cancels, market orders) replaying a LOBSTER message
    stream of the Cont-Stoikov-Talreja flow through ``sekai.finance.lobster.replay``, side by side
-   with the simplest correct pure-Python book (the floor) on the same stream; then the same for
-   synthetic streams holding 10 to 10,000 resting orders.
+   with hftbacktest and with the simplest correct pure-Python book (the floor) on the same
+   stream; then the same for synthetic streams holding 10 to 10,000 resting orders. Books take
+   turns round by round; every book must end each round in the same depth as ours.
 2. Env: LimitOrderBookMarket steps per second, 3 traders, intervals 1, 2 and 5 s.
 3. Native: LimitOrderBookVecEnv book events per second summed over 1,024 books, with the live
    flow and with a given (replayed) flow, as a ratio to the engine's rate.
-Each figure is the best of a few rounds, so a burst of load from other processes counts less.
+Each figure is the best of a few rounds, so a burst of load from other processes counts less,
+timed in CPU time of this process (every book and env here runs on one thread), which other
+processes on a shared machine disturb less than wall time.
+
+hftbacktest (2.4.4) takes the stream as market-by-order (L3) events, converted once, untimed:
+a submission is an add, a delete a cancel, and an execution of a resting order is a fill
+followed by a cancel (filled whole) or a modify to the size left, as market-by-order feeds
+carry them. It replays them with the L3 FIFO queue model and the no-partial-fill
+exchange over either of its depth books (hash map, or a vector over a range of ticks), every
+event both on the exchange side (depth and FIFO queues) and on the local side (depth). One
+``elapse`` call consumes the whole stream; its rate counts our LOBSTER messages, the same
+count as ours. It is no matching engine: it needs each execution resolved to the order it
+hit, which the conversion does, whereas our replay matches a market order against the book.
+Its Python property ``best_bid_qty`` of the vector depth returns the best bid price (a binding
+slip in 2.4.4), so the check reads quantities tick by tick.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,7 +48,16 @@ from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
 from sekai.finance import BUY, SELL, ContStoikovTalreja, OrderBook, simulate_flow
 from sekai.finance.lobster import DELETE, EXECUTE, MESSAGE_DTYPE, SUBMIT, record_flow, replay
 
+try:
+    import hftbacktest as hft
+except ImportError:  # the engine tables then say it is absent
+    hft = None
+
 N_TICKS = 4000
+SEKAI = "sekai OrderBook"
+
+Depth = tuple[list[tuple[int, int]], list[tuple[int, int]]]
+"""(bids, asks) as (price in ticks, volume) levels, best first: how a book ended."""
 
 
 class FloorBook:
@@ -72,22 +103,27 @@ class FloorBook:
             elif kind == EXECUTE:
                 self.market(SELL if direction == 1 else BUY, size)
 
+    def depth(self) -> Depth:
+        bids, asks = (sorted((p, sum(o[1] for o in q)) for p, q in s.items()) for s in self.levels)
+        return bids[::-1], asks
+
 
 def best_rate(run: Callable[[], int], rounds: int) -> float:
     """The best of ``rounds`` runs of events per second; ``run`` returns its event count."""
     best = 0.0
     for _ in range(rounds):
-        start = time.perf_counter()
+        start = time.process_time()
         events = run()
-        best = max(best, events / (time.perf_counter() - start))
+        best = max(best, events / (time.process_time() - start))
     return best
 
 
 def synthetic_stream(depth: int, events: int, seed: int) -> np.ndarray:
     """Messages that rest ``depth`` one-lot orders around a fixed mid, then keep that many
-    resting: one-lot market orders (10%), else an add a power-law distance behind the best
-    while the book holds fewer than ``depth`` orders and a cancel of a random resting order
-    otherwise. A book follows along to know which orders still rest."""
+    resting: one-lot market orders (10%, written as the execution of the order they take),
+    else an add a power-law distance behind the best while the book holds fewer than
+    ``depth`` orders and a cancel of a random resting order otherwise. A book follows along
+    to know which orders still rest."""
     rng = np.random.default_rng(seed)
     mid = N_TICKS // 2
     width = max(5, min(depth // 4, N_TICKS // 2 - 10))
@@ -97,8 +133,11 @@ def synthetic_stream(depth: int, events: int, seed: int) -> np.ndarray:
     while len(rows) < depth + events:
         if len(rows) >= depth and rng.random() < 0.1:
             side = int(rng.integers(2))
+            tape = len(book.trades)
             book.market(side, 1)
-            rows.append((0.0, EXECUTE, 0, 1, 0, -1 if side == BUY else 1))
+            for trade in book.trades[tape:]:  # the order it took, as LOBSTER names it
+                maker = 1 if side == SELL else -1
+                rows.append((0.0, EXECUTE, trade.maker_id, 1, trade.price * 100, maker))
         elif len(book) < depth:
             side = int(rng.integers(2))
             distance = min(int(rng.pareto(1.0)) + 1, width)
@@ -118,30 +157,106 @@ def synthetic_stream(depth: int, events: int, seed: int) -> np.ndarray:
     return np.array(rows, MESSAGE_DTYPE)
 
 
-def engine_rates(messages: np.ndarray, rounds: int) -> tuple[float, float, int]:
-    """(engine, floor) events per second replaying ``messages`` into a fresh book each round,
-    and how many orders rest at the end."""
+def hft_events(messages: np.ndarray) -> np.ndarray:
+    """``messages`` as hftbacktest market-by-order events (see the module docstring), one
+    nanosecond apart, each for both the exchange and the local side."""
+    both = hft.EXCH_EVENT | hft.LOCAL_EVENT
+    resting: dict[int, list[int]] = {}  # order id -> [size, price in ticks]
+    rows: list[tuple[int, int, int, int]] = []  # (flags, price in ticks, size, order id)
+    for _, kind, order_id, size, price, direction in messages.tolist():
+        flags = both | (hft.BUY_EVENT if direction == 1 else hft.SELL_EVENT)
+        if kind == SUBMIT:
+            resting[order_id] = [size, price // 100]
+            rows.append((flags | hft.ADD_ORDER_EVENT, price // 100, size, order_id))
+        elif kind == DELETE:
+            rows.append((flags | hft.CANCEL_ORDER_EVENT, resting.pop(order_id)[1], 0, order_id))
+        elif kind == EXECUTE:
+            left, tick = resting[order_id]
+            rows.append((flags | hft.FILL_EVENT, tick, size, order_id))
+            if left > size:
+                resting[order_id][0] -= size
+                rows.append((flags | hft.MODIFY_ORDER_EVENT, tick, left - size, order_id))
+            else:
+                del resting[order_id]
+                rows.append((flags | hft.CANCEL_ORDER_EVENT, tick, 0, order_id))
+        else:
+            raise ValueError(f"message type {kind}: the streams here hold types 1, 3 and 4 only")
+    events = np.zeros(len(rows), hft.event_dtype)
+    for name, column in zip(("ev", "px", "qty", "order_id"), zip(*rows, strict=True), strict=True):
+        events[name] = column
+    events["exch_ts"] = events["local_ts"] = np.arange(1, len(rows) + 1)
+    return events
 
-    books = [OrderBook(N_TICKS) for _ in range(rounds)]  # built outside the timed runs
 
-    def engine() -> int:
-        replay(books.pop(), messages)
-        return len(messages)
+def sekai_replay(messages: np.ndarray) -> tuple[float, Depth]:
+    """Seconds ``replay`` takes to drive a fresh OrderBook with ``messages``, and its end."""
+    book = OrderBook(N_TICKS)
+    start = time.process_time()
+    replay(book, messages)
+    elapsed = time.process_time() - start
+    return elapsed, (book.depth(BUY, N_TICKS), book.depth(SELL, N_TICKS))
 
-    def floor() -> int:
-        FloorBook().replay(messages)
-        return len(messages)
 
-    engine_book, floor_book = OrderBook(N_TICKS), FloorBook()
-    replay(engine_book, messages)
-    floor_book.replay(messages)
-    for side in (BUY, SELL):  # the floor is a check too: both end in the same book
-        floor_levels = sorted(
-            ((p, sum(o[1] for o in q)) for p, q in floor_book.levels[side].items()),
-            reverse=side == BUY,
-        )
-        assert engine_book.depth(side, N_TICKS) == floor_levels
-    return best_rate(engine, rounds), best_rate(floor, rounds), len(engine_book)
+def floor_replay(messages: np.ndarray) -> tuple[float, Depth]:
+    """Seconds the floor takes to replay ``messages``, and its end."""
+    book = FloorBook()
+    start = time.process_time()
+    book.replay(messages)
+    elapsed = time.process_time() - start
+    return elapsed, book.depth()
+
+
+def hft_replay(events: np.ndarray, vector_depth: bool) -> tuple[float, Depth]:
+    """Seconds a fresh hftbacktest backtest (built untimed) takes to elapse through
+    ``events``, and the local depth it ends in."""
+    asset = (
+        hft.BacktestAsset()
+        .data(events)
+        .linear_asset(1.0)
+        .constant_order_latency(0, 0)
+        .l3_fifo_queue_model()
+        .no_partial_fill_exchange()
+        .tick_size(1.0)
+        .lot_size(1.0)
+        .parallel_load(False)  # the stream is one array in memory: no loader thread
+    )
+    if vector_depth:
+        backtest = hft.ROIVectorMarketDepthBacktest([asset.roi_lb(0.0).roi_ub(float(N_TICKS))])
+    else:
+        backtest = hft.HashMapMarketDepthBacktest([asset])
+    start = time.process_time()
+    status = backtest.elapse(len(events) + 1)
+    elapsed = time.process_time() - start
+    if status != 1:  # 1: the end of the data
+        raise RuntimeError(f"hftbacktest stopped in the stream: elapse returned {status}")
+    depth = backtest.depth(0)
+    bids = [(p, int(q)) for p in range(N_TICKS - 1, -1, -1) if (q := depth.bid_qty_at_tick(p))]
+    asks = [(p, int(q)) for p in range(N_TICKS) if (q := depth.ask_qty_at_tick(p))]
+    backtest.close()
+    return elapsed, (bids, asks)
+
+
+def engine_rates(messages: np.ndarray, rounds: int) -> tuple[dict[str, float], int]:
+    """Each book's events per second replaying ``messages`` into a fresh book, the books taking
+    turns for ``rounds`` rounds after an untimed one (which compiles hftbacktest's jitted
+    calls), and how many orders rest at the end. Every round checks that each book ends in
+    the same depth as ours."""
+    books: dict[str, Callable[[], tuple[float, Depth]]] = {SEKAI: lambda: sekai_replay(messages)}
+    if hft is not None:
+        events = hft_events(messages)  # converted once, untimed
+        books["hftbacktest, hash-map depth"] = lambda: hft_replay(events, vector_depth=False)
+        books["hftbacktest, vector depth"] = lambda: hft_replay(events, vector_depth=True)
+    books["pure-Python floor"] = lambda: floor_replay(messages)
+    best = dict.fromkeys(books, math.inf)
+    for timed in [False] + [True] * rounds:
+        ends = {name: run() for name, run in books.items()}
+        for name, (elapsed, depth) in ends.items():
+            assert depth == ends[SEKAI][1], f"{name} ends in another book than ours"
+            if timed:
+                best[name] = min(best[name], elapsed)
+    book = OrderBook(N_TICKS)
+    replay(book, messages)
+    return {name: len(messages) / seconds for name, seconds in best.items()}, len(book)
 
 
 def env_steps_per_second(sessions: int) -> tuple[float, float]:
@@ -156,9 +271,9 @@ def env_steps_per_second(sessions: int) -> tuple[float, float]:
             actions = {
                 a: env.action_space(a).sample(mask=env.action_mask(a)) for a in result.observations
             }
-            start = time.perf_counter()
+            start = time.process_time()
             result = env.step(actions)
-            elapsed += time.perf_counter() - start
+            elapsed += time.process_time() - start
             steps += 1
         events += env.flow_events
     return steps / elapsed, events / elapsed
@@ -180,6 +295,15 @@ def native_rate(num_envs: int, flow: Any, session_length: float, rounds: int) ->
     return best_rate(run, rounds)
 
 
+def print_rates(rates: dict[str, float], indent: int = 0) -> None:
+    """One row per book: its events/s and its rate as a multiple of ours; the first row goes
+    on the current line, the others ``indent`` spaces in."""
+    for row, (name, rate) in enumerate(rates.items()):
+        print(f"{' ' * indent * bool(row)}{name:>28} {rate:>12,.0f} {rate / rates[SEKAI]:>7.2f}x")
+    if hft is None:
+        print(f"{' ' * indent}{'hftbacktest':>28} {'not installed (see the docstring)':>30}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
@@ -189,23 +313,19 @@ def main() -> None:
 
     flow = simulate_flow(ContStoikovTalreja(), duration, n_ticks=N_TICKS, seed=0)
     messages = record_flow(flow, n_ticks=N_TICKS)
-    engine, floor, resting = engine_rates(messages, rounds)
+    rates, resting = engine_rates(messages, rounds)
+    engine = rates[SEKAI]
     print(f"engine, CST flow ({len(messages):,} messages, {resting} resting at the end)")
-    print(f"{'book':>28} {'events/s':>12}")
-    print(f"{'sekai OrderBook':>28} {engine:>12,.0f}")
-    print(f"{'pure-Python floor':>28} {floor:>12,.0f}")
-    print(f"{'ratio':>28} {engine / floor:>12.1f}x")
+    print(f"{'book':>28} {'events/s':>12} {'x sekai':>8}")
+    print_rates(rates)
 
     print("\nengine by book depth (synthetic stream)")
-    header = f"{'target depth':>13} {'at end':>7} {'sekai events/s':>15} {'floor events/s':>15}"
-    print(f"{header} {'ratio':>7}")
+    print(f"{'target depth':>13} {'at end':>7} {'book':>28} {'events/s':>12} {'x sekai':>8}")
     for depth in (10, 100, 1_000, 10_000):
         stream = synthetic_stream(depth, 20_000 if args.quick else 100_000, seed=depth)
-        sekai_rate, floor_rate, resting = engine_rates(stream, rounds)
-        print(
-            f"{depth:>13,} {resting:>7,} {sekai_rate:>15,.0f} {floor_rate:>15,.0f} "
-            f"{sekai_rate / floor_rate:>6.1f}x"
-        )
+        rates, resting = engine_rates(stream, rounds)
+        print(f"{depth:>13,} {resting:>7,}", end=" ")
+        print_rates(rates, indent=22)
 
     steps, env_events = env_steps_per_second(1 if args.quick else 3)
     print("\nLimitOrderBookMarket, 3 traders, intervals 1, 2, 5 s")
