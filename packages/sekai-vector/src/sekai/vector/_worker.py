@@ -67,7 +67,9 @@ def _settle_garbage_collector() -> None:
     and imported modules are frozen out of collections, and a young collection waits until the
     worker has gained this many tracked objects, net: a step's temporaries are freed by
     reference counting long before that, while garbage in cycles is still collected, in batches.
+    Garbage left by building the sub-envs is collected first, not frozen.
     """
+    gc.collect()
     gc.freeze()
     gc.set_threshold(_YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
 
