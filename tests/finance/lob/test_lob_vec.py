@@ -105,3 +105,44 @@ def test_make_vec_builds_the_native_version() -> None:
     bad[2, 0] = 2  # improve a one-tick spread
     with pytest.raises(ValueError, match=r"trader_0: the bid instruction 2 \('improve'\)"):
         vec.step({"trader_0": bad, "trader_1": np.zeros((4, 3), np.int64)})
+
+
+def test_render_draws_each_book_as_the_single_env_draws_it() -> None:
+    flow = simulate_flow(ContStoikovTalreja(), 20.0, seed=11)
+    singles = [LimitOrderBookMarket(3, flow=flow, render_mode="rgb_array", **KWARGS)]
+    singles.append(LimitOrderBookMarket(3, flow=flow, render_mode="rgb_array", **KWARGS))
+    vec = LimitOrderBookVecEnv(2, 3, flow=flow, render_mode="rgb_array", **KWARGS)
+    assert vec.render() == [None, None]  # nothing to draw before the first reset
+    results = [env.reset(seed=0) for env in singles]
+    vec.reset(seed=0)
+    assert all(
+        np.array_equal(f, env.render()) for f, env in zip(vec.render(), singles, strict=True)
+    )
+    for i, env in enumerate(singles):
+        for j, agent in enumerate(env.possible_agents):
+            env.action_space(agent).seed(10 * i + j)
+    for _ in range(8):
+        actions = [
+            {a: env.action_space(a).sample(mask=env.action_mask(a)) for a in result.observations}
+            for env, result in zip(singles, results, strict=True)
+        ]
+        results = [env.step(a) for env, a in zip(singles, actions, strict=True)]
+        vec.step({agent: np.stack([a[agent] for a in actions]) for agent in actions[0]})
+    frames = vec.render()
+    for frame, env in zip(frames, singles, strict=True):
+        assert frame.shape == (520, 600, 3) and frame.dtype == np.uint8
+        np.testing.assert_array_equal(frame, env.render())
+    assert not np.array_equal(frames[0], frames[1])  # each book draws its own session
+
+
+@pytest.mark.parametrize("mode", ["human", "ansi"])
+def test_render_modes_it_lacks_are_refused_not_dropped(mode: str) -> None:
+    with pytest.raises(ValueError, match=rf"None or one of \['rgb_array'\], got '{mode}'"):
+        sekai.make_vec("LimitOrderBook-v0", 2, render_mode=mode)
+    vec = sekai.make_vec("LimitOrderBook-v0", 2, render_mode="rgb_array", session_length=2.0)
+    assert vec.render_mode == "rgb_array" and vec.metadata["render_modes"] == ["rgb_array"]
+    vec.reset(seed=0)
+    assert [frame.shape for frame in vec.render()] == [(520, 600, 3)] * 2
+    plain = LimitOrderBookVecEnv(2, session_length=2.0)
+    plain.reset(seed=0)
+    assert plain.render_mode is None and plain.render() is None

@@ -92,7 +92,7 @@ class FlowEvents:
     removes (0 = the first in the queue). Events that do not apply to the book met on replay (a
     cancel of a level with fewer public orders, a price off the grid) are skipped.
     ``initial_depth`` is the book the flow starts from: public lots per tick, from the best
-    outwards, on each side (see :func:`seed_book`)."""
+    outwards, on each side (see ``seed_book``)."""
 
     time: NDArray[np.float64]
     kind: NDArray[np.int64]
@@ -157,7 +157,7 @@ def sample_event(
     public_bids: list[int],
     public_asks: list[int],
 ) -> tuple[float, int, int, int, int]:
-    """:func:`sample_events` for one book in plain Python, for the single env's speed: the
+    """``sample_events`` for one book in plain Python, for the single env's speed: the
     same draws and the same floating-point operations, so the same event."""
     u0, u1, u2 = rng.random((1, 3))[0].tolist()
     cumulative = []

@@ -55,7 +55,7 @@ class LevelBooks:
     # -- queries ----------------------------------------------------------------------------
     def public_levels(self, rows: Rows, levels: int) -> tuple[NDArray[Any], NDArray[Any]]:
         """Public lots on the D bid ticks below the ask reference and the D ask ticks above
-        the bid reference (as :func:`sekai.finance.order_flow.public_levels`)."""
+        the bid reference (as ``sekai.finance.order_flow.public_levels``)."""
         distance = np.arange(1, levels + 1)
         ticks = self.config.n_ticks
         out = []

@@ -9,7 +9,8 @@ whose clock has not reached the next decision time, with array operations over t
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,24 +22,39 @@ from sekai.envs.finance._lob_market import (
     action_space_for,
     observation_space_for,
 )
+from sekai.envs.finance._pictures import EpisodeTrace, Picture, draw_market
 from sekai.finance.order_book import BUY, SELL
 from sekai.finance.order_flow import CANCEL, LIMIT, MARKET, FlowEvents, sample_events
 from sekai.multi_agent import MAResetResult, MAStepResult
 
 
 class LimitOrderBookVecEnv(RngMixin):
-    """``num_envs`` independent books with the parameters of :class:`LimitOrderBookMarket`.
+    """``num_envs`` independent books with the parameters of ``LimitOrderBookMarket``.
 
-    With a given flow (:class:`FlowEvents`) every book replays it and book i agrees exactly
-    with a LimitOrderBookMarket given the same flow and book i's actions.
+    With a given flow (``FlowEvents``) every book replays it and book i agrees exactly
+    with a LimitOrderBookMarket given the same flow and book i's actions. With
+    ``render_mode="rgb_array"``, ``render`` draws one frame per book, as the single env
+    draws its own.
     """
 
-    def __init__(self, num_envs: int = 1, n_traders: int = 3, **kwargs: Any) -> None:
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 30}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        n_traders: int = 3,
+        *,
+        render_mode: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
             raise TypeError(f"num_envs must be an int, got {num_envs!r}")
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        kwargs.pop("render_mode", None)
+        modes = self.metadata["render_modes"]
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
+        self.render_mode = render_mode
         from sekai.envs.finance.limit_order_book import LimitOrderBookMarket
 
         self.template = LimitOrderBookMarket(n_traders, **kwargs)  # validates, holds the config
@@ -51,6 +67,8 @@ class LimitOrderBookVecEnv(RngMixin):
         }
         self.action_spaces = {a: action_space_for() for a in self.possible_agents}
         self.books = LevelBooks(self.config, self.num_envs)
+        draws = render_mode == "rgb_array"
+        self._frames = _BookFrames(self.template.picture, self.num_envs) if draws else None
 
     def observation_space(self, agent: str) -> Any:
         """One book's observation space for ``agent`` (observations carry a leading axis)."""
@@ -75,6 +93,8 @@ class LimitOrderBookVecEnv(RngMixin):
             self.possible_agents[i]: self._observe(i, self.config.session_length)
             for i in self.config.due[0]
         }
+        if self._frames is not None:
+            self._frames.start(self.books, self.config)
         return MAResetResult(observations, {a: {"timestamp": 0.0} for a in observations})
 
     def step(self, actions: dict[str, Any]) -> MAStepResult:
@@ -118,12 +138,21 @@ class LimitOrderBookVecEnv(RngMixin):
         info = {a: {"timestamp": float(until)} for a in self.possible_agents}
         if last:
             self.agents = []
+        if self._frames is not None:
+            self._frames.record(self.books, self.config)
         return MAStepResult(observations, rewards, flags, dict.fromkeys(flags, False), info)
 
     def action_mask(self, agent: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per book masks: arrays of shapes (num_envs, 6), (num_envs, 6), (num_envs, 3)."""
         i = self.possible_agents.index(agent)
         return self.config.masks(self._view(i))  # type: ignore[return-value]
+
+    def render(self) -> list[np.ndarray | None] | None:
+        """With ``render_mode="rgb_array"``, one (520, 600, 3) uint8 frame per book, as
+        ``LimitOrderBookMarket.render`` draws it (None before the first reset); else None."""
+        if self._frames is None:
+            return None
+        return self._frames.draw(self.books, self.config)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -201,3 +230,65 @@ class LimitOrderBookVecEnv(RngMixin):
             books.take(rows[market], side[market], -1)
         if cancel.any():
             books.cancel_public(rows[cancel], side[cancel], price[cancel], rank[cancel])
+
+
+class _BookFrames:
+    """Each book's picture so far: a trace of what LimitOrderBookMarket's frame shows."""
+
+    def __init__(self, picture: Picture, num_books: int) -> None:
+        self.traces = [EpisodeTrace(picture) for _ in range(num_books)]
+        self.mid = np.zeros(num_books)
+
+    def start(self, books: LevelBooks, config: MarketConfig) -> None:
+        """Begin every book's picture after a reset."""
+        self.mid = np.full(len(self.traces), config.initial_price)
+        state = self._read(books, config)
+        for i, trace in enumerate(self.traces):
+            trace.start(_book_row(state, i))
+
+    def record(self, books: LevelBooks, config: MarketConfig) -> None:
+        """Add every book's state after a step."""
+        state = self._read(books, config)
+        for i, trace in enumerate(self.traces):
+            trace.record(_book_row(state, i))
+
+    def _read(self, books: LevelBooks, config: MarketConfig) -> dict[str, Any]:
+        state = _read_books(books, config, self.mid)
+        self.mid = state["mid_price"]
+        return state
+
+    def draw(self, books: LevelBooks, config: MarketConfig) -> list[np.ndarray | None]:
+        """One frame per book: its levels now above its session so far."""
+        volume = _read_books(books, config, self.mid)["volume"]
+        levels = config.book_levels * 4
+        frames = []
+        for i, trace in enumerate(self.traces):
+            bid_ticks = np.flatnonzero(volume[i, BUY])[::-1][:levels]  # from the best down
+            ask_ticks = np.flatnonzero(volume[i, SELL])[:levels]  # from the best up
+            bids = [(config.price(t), int(volume[i, BUY, t])) for t in bid_ticks]
+            asks = [(config.price(t), int(volume[i, SELL, t])) for t in ask_ticks]
+            frames.append(draw_market(trace, bids, asks, config.tick_size))
+        return frames
+
+
+def _book_row(state: dict[str, Any], i: int) -> Callable[[str], Any]:
+    """Book ``i``'s values of ``state``, by name."""
+    return lambda name: state[name][i]
+
+
+def _read_books(books: LevelBooks, config: MarketConfig, last_mid: np.ndarray) -> dict[str, Any]:
+    """What the frames show of the books, read only through what LevelBooks exposes (``best``,
+    ``volume``, ``inventory``, ``cash``), so that drawing survives changes to its internals:
+    the mid price of each book (``last_mid`` where a side is empty, as the single env keeps
+    it), each trader's inventory and value marked at the mid, and the lots by (book, side,
+    tick)."""
+    bid, ask = books.best[:, BUY], books.best[:, SELL]
+    both = (bid >= 0) & (ask < books.volume.shape[2])
+    mid = np.where(both, config.price((bid + ask) / 2), last_mid)
+    inventory = np.array(books.inventory)
+    return {
+        "mid_price": mid,
+        "values": books.cash + inventory * mid[:, None],
+        "inventory": inventory,
+        "volume": books.volume,
+    }
