@@ -25,6 +25,9 @@ _SELF_TRADE_POLICIES = ("cancel_resting", "cancel_incoming")
 
 # An order record is a list [order_id, owner, size, price, side]; these index it.
 _ID, _OWNER, _SIZE, _PRICE, _SIDE = range(5)
+# builds a Trade or an Order from a tuple without the Python-level NamedTuple __new__ (its
+# frame costs more than the rest of a fill)
+_tuple_new = tuple.__new__
 
 
 class Trade(NamedTuple):
@@ -276,16 +279,17 @@ class OrderBook:
                     order[_SIZE] = 0
                     continue
                 if size < resting:
+                    fill = size
                     order[_SIZE] = resting - size
-                    volume[price] -= size
-                    record(Trade(price, size, side, taker_id, order[_ID], owner, order[_OWNER]))
-                    return 0
-                queue.popleft()
-                del orders[order[_ID]]
-                order[_SIZE] = 0
-                volume[price] -= resting
-                record(Trade(price, resting, side, taker_id, order[_ID], owner, order[_OWNER]))
-                size -= resting
+                else:
+                    fill = resting
+                    queue.popleft()
+                    del orders[order[_ID]]
+                    order[_SIZE] = 0
+                volume[price] -= fill
+                trade = (price, fill, side, taker_id, order[_ID], owner, order[_OWNER])
+                record(_tuple_new(Trade, trade))
+                size -= fill
                 if not size:
                     break
             if volume[price]:
@@ -302,4 +306,5 @@ class OrderBook:
 
 
 def _as_order(record: list[int]) -> Order:
-    return Order(record[_ID], record[_OWNER], record[_SIDE], record[_PRICE], record[_SIZE])
+    fields = (record[_ID], record[_OWNER], record[_SIDE], record[_PRICE], record[_SIZE])
+    return _tuple_new(Order, fields)
