@@ -224,6 +224,7 @@ def ray(session: nox.Session) -> None:
         "-p",
         "no:cacheprovider",
         "tests/vector/test_vec_ray.py",
+        "tests/vector/test_vec_ray_restart.py",
         *session.posargs,
         env={"RAY_USAGE_STATS_ENABLED": "0"},
     )

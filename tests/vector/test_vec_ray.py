@@ -11,16 +11,7 @@ import sekai
 import sekai.testing
 from sekai.vector import SyncVecEnv, VecEnvWorkerError
 
-pytestmark = pytest.mark.needs("ray")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
+pytestmark = [pytest.mark.needs("ray"), pytest.mark.usefixtures("local_ray")]
 
 
 def _ray_vec(env_fns, **kwargs):

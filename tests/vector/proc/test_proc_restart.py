@@ -6,7 +6,6 @@ import multiprocessing
 import os
 import signal
 
-import numpy as np
 import pytest
 from proc_envs import KILL, CounterEnv
 from proc_leaks import (  # leaves_nothing_behind: autouse fixture
@@ -14,74 +13,35 @@ from proc_leaks import (  # leaves_nothing_behind: autouse fixture
     our_segments,
     running,
 )
+from restart_runs import KILLED, NUM_ENVS, NUM_WORKERS, check_healed, run
 from test_proc_reliability import wait_exit
 
 from sekai.vector.errors import VecEnvWorkerError
 from sekai.vector.proc import ProcVecEnv
 
-STEPS = 1000
-CRASH_AT = 400
-NUM_ENVS = 6  # three workers of two sub-envs; the middle one (sub-envs 2, 3) is killed
-KILLED = [2, 3]
-SURVIVORS = [0, 1, 4, 5]
+
+def healing_vec(autoreset) -> ProcVecEnv:
+    return ProcVecEnv(
+        [CounterEnv] * NUM_ENVS, num_workers=NUM_WORKERS, autoreset=autoreset, restart=True
+    )
 
 
-def run(autoreset, *, crash: bool) -> list[tuple]:
-    """Every step's result, SIGKILLing the middle worker between steps CRASH_AT-1 and CRASH_AT."""
-    actions = np.random.default_rng(1).integers(0, 2, size=(STEPS, NUM_ENVS))
-    results = []
-    with ProcVecEnv(
-        [CounterEnv] * NUM_ENVS, num_workers=3, autoreset=autoreset, restart=True
-    ) as vec:
-        vec.reset(seed=7)
-        for step, action in enumerate(actions):
-            if autoreset is False and step > 0:  # the caller resets; when a survivor finishes,
-                last = results[-1]  # so that both runs reset at the same steps
-                if (last[2] | last[3])[SURVIVORS].any():
-                    vec.reset()
-            if crash and step == CRASH_AT:
-                pid = vec.get_attr("pid")[KILLED[0]]
-                os.kill(pid, signal.SIGKILL)
-                assert wait_exit(pid, 5.0)
-            result = vec.step(action)
-            results.append(
-                (
-                    result.observations,
-                    result.rewards,
-                    result.terminated,
-                    result.truncated,
-                    list(result.infos),
-                )
-            )
-        pids = vec.get_attr("pid")
-    assert not running(pids) and not our_segments()
-    return results
-
-
-def same(a, b) -> bool:
-    """Equal infos, whose values may be arrays (final_observation) or dicts (final_info)."""
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return bool(np.array_equal(a, b))
+def sigkill(vec: ProcVecEnv, rank: int) -> None:
+    """SIGKILL the worker running sub-env ``rank`` and wait until it has exited."""
+    pid = vec.get_attr("pid")[rank]
+    os.kill(pid, signal.SIGKILL)
+    assert wait_exit(pid, 5.0)
 
 
 @pytest.mark.parametrize("autoreset", [True, "next_step", False])
 def test_a_killed_worker_heals_and_the_others_go_on_exactly_as_without_the_crash(autoreset):
-    reference, healed = run(autoreset, crash=False), run(autoreset, crash=True)
-    for step, (want, got) in enumerate(zip(reference, healed, strict=True)):
-        np.testing.assert_array_equal(got[0][SURVIVORS], want[0][SURVIVORS])
-        for field in (1, 2, 3):
-            np.testing.assert_array_equal(got[field][SURVIVORS], want[field][SURVIVORS])
-        assert all(same(got[4][i], want[4][i]) for i in SURVIVORS)
-        if step == CRASH_AT:
-            assert got[3][KILLED].all() and not got[2][KILLED].any()
-            assert (got[1][KILLED] == 0).all()
-            for i in KILLED:
-                assert got[4][i]["worker_restarted"] is True
-                assert "final_observation" not in got[4][i]
-                assert got[0][i][0] == 0  # the first observation of a new episode
-        else:
-            assert not any("worker_restarted" in info for info in got[4])
+    with healing_vec(autoreset) as vec:
+        reference = run(vec)
+    with healing_vec(autoreset) as vec:
+        healed = run(vec, lambda: sigkill(vec, KILLED[0]))
+        pids = vec.get_attr("pid")
+    assert not running(pids) and not our_segments()
+    check_healed(reference, healed)
 
 
 def test_a_crash_loop_hits_the_restart_limit_and_raises():

@@ -20,7 +20,6 @@ from __future__ import annotations
 # rest of a step's bookkeeping; _SigintGuard calls the C functions behind them instead.
 import _signal
 import asyncio
-import collections
 import contextlib
 import os
 import pickle
@@ -39,6 +38,7 @@ from typing import Any, Protocol
 
 from sekai.vector import _shared_memory, _worker
 from sekai.vector._channel import Channel
+from sekai.vector._restart import RestartPolicy
 from sekai.vector.errors import VecEnvClosed, VecEnvWorkerError, worker_error
 
 _TERMINATE_GRACE_SECONDS = 0.5  # after terminate(), how long a worker gets before kill()
@@ -101,12 +101,11 @@ class WorkerPool:
         payloads: list[bytes],
         slices: list[range],
         close_timeout: float,
-        restart: tuple[int, float] | None = None,
+        restart: RestartPolicy | None = None,
     ) -> None:
         self.close_timeout = close_timeout
         self.timeout: float | None = None  # seconds a call waits for its replies; None: no limit
         self.restart = restart
-        self._restarts: collections.deque[float] = collections.deque()
         self._context, self._payloads, self._slices = context, payloads, slices
         self._attach: bytes | None = None  # the attach message, once observations are shared
         self.start_method = getattr(context, "get_start_method", lambda: "spawn")()
@@ -158,18 +157,8 @@ class WorkerPool:
         attached to the shared observations; VecEnvWorkerError if the restart limit is reached
         (then every later call raises it) or the new worker fails to build its sub-envs."""
         assert self.restart is not None
-        count, window = self.restart
-        now = time.monotonic()
-        while self._restarts and self._restarts[0] <= now - window:
-            self._restarts.popleft()
-        if len(self._restarts) >= count:
-            error = self._died(handle)
-            error.args = (
-                f"{error}; workers were restarted {count} times within {window} s already, "
-                f"so restart={self.restart} gives up",
-            )
-            raise error
-        self._restarts.append(now)
+        if not self.restart.allow():
+            raise self.restart.give_up(self._died(handle))
         index = self.handles.index(handle)
         handle.process.join(self.close_timeout)
         handle.channel.close()

@@ -27,6 +27,7 @@ from sekai.core import Env
 from sekai.spaces import concatenate
 from sekai.vector import _shared_memory
 from sekai.vector._lazy_infos import _LazyInfos
+from sekai.vector._restart import RestartPolicy
 from sekai.vector._worker_pool import (
     REIMPORTED_MAIN_EXIT,
     WORKER_NAME,
@@ -95,6 +96,7 @@ class ProcVecEnv(VecEnv):
             _check_seconds(timeout, "timeout")
         if shared_memory not in (None, True, False):
             raise TypeError(f"shared_memory must be None, True or False, got {shared_memory!r}")
+        restart_policy = RestartPolicy.from_option(restart)
         num_envs = len(env_fns)
         self.num_workers = _check_num_workers(num_workers, num_envs)
         slices = [
@@ -105,7 +107,7 @@ class ProcVecEnv(VecEnv):
         self._slices = slices
         self.shared_memory = False
         self._pool = WorkerPool(
-            _get_context(context), payloads, slices, close_timeout, _restart(restart)
+            _get_context(context), payloads, slices, close_timeout, restart_policy
         )
         self._finalizer = weakref.finalize(self, self._pool.close)
         try:
@@ -319,31 +321,6 @@ def _get_context(method: str | None) -> ProcessContext:
     if context.get_start_method() == "forkserver":
         context.set_forkserver_preload(_FORKSERVER_PRELOAD)
     return context
-
-
-_DEFAULT_RESTART = (3, 60.0)  # restarts allowed in any window of that many seconds
-
-
-def _restart(restart: bool | tuple[int, float]) -> tuple[int, float] | None:
-    """The restart limit as (count, seconds), or None when workers do not heal."""
-    if restart is True:
-        return _DEFAULT_RESTART
-    if restart is False:
-        return None
-    if (
-        isinstance(restart, tuple)
-        and len(restart) == 2
-        and is_whole_number(restart[0])
-        and restart[0] >= 1
-        and isinstance(restart[1], int | float)
-        and not isinstance(restart[1], bool)
-        and restart[1] > 0
-    ):
-        return int(restart[0]), float(restart[1])
-    raise ValueError(
-        "restart must be False, True (3 restarts in any 60 s) or (count, seconds) with "
-        f"count >= 1 and seconds > 0, got {restart!r}"
-    )
 
 
 def _check_seconds(seconds: float, name: str) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 from sekai.core import Env
 from sekai.spaces import Space, concatenate
 from sekai.vector._lazy_infos import _LazyInfos
+from sekai.vector._restart import RestartPolicy
 from sekai.vector._worker_pool import _worker_error
 from sekai.vector.backend import EnvGroup, check_env_fns, check_same_spaces
 from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset
@@ -58,6 +59,14 @@ class RayVecEnv(VecEnv):
     A sub-env's exception is raised as VecEnvWorkerError (with the sub-env's ``rank``, type and
     remote traceback) after every actor has replied; the actors stay usable. A dead actor raises
     VecEnvWorkerError naming its first sub-env; the VecEnv can then only be closed.
+
+    ``restart`` makes actors heal, as ProcVecEnv's workers do: the call that finds an actor dead
+    (killed, its node lost, out of memory) starts a new actor with the same resources, which
+    rebuilds its slice from the same factories; a step resets those sub-envs and returns, for
+    them, reward 0, ``truncated=True`` and ``info["worker_restarted"] = True`` (no
+    ``final_observation``: it died with the actor); other calls are simply answered by the new
+    actor. ``True`` allows 3 restarts in any 60 seconds, ``(count, seconds)`` sets the limit;
+    beyond it, or with the default False, a dead actor raises as above.
     """
 
     def __init__(
@@ -69,11 +78,13 @@ class RayVecEnv(VecEnv):
         num_cpus: float = 1,
         scheduling_strategy: Any = None,
         address: str | None = None,
+        restart: bool | tuple[int, float] = False,
     ) -> None:
         env_fns = check_env_fns(env_fns)
         _check_autoreset(autoreset)
         if isinstance(num_cpus, bool) or not isinstance(num_cpus, int | float) or num_cpus < 0:
             raise ValueError(f"num_cpus must be a number >= 0, got {num_cpus!r}")
+        self._restart = RestartPolicy.from_option(restart)
         _connect(address)
         num_envs = len(env_fns)
         self.num_workers = _num_workers(num_workers, num_envs, num_cpus)
@@ -82,20 +93,17 @@ class RayVecEnv(VecEnv):
             for part in np.array_split(np.arange(num_envs), self.num_workers)
         ]
         try:
-            payloads = [
+            self._payloads = [
                 cloudpickle.dumps(([env_fns[i] for i in r], autoreset)) for r in self._slices
             ]
         except Exception as error:
             raise TypeError(
                 f"env_fns must be picklable to reach the Ray actors: {error}"
             ) from error
-        actor_class = ray.remote(_SliceActor).options(
+        self._actor_class = ray.remote(_SliceActor).options(
             num_cpus=num_cpus, scheduling_strategy=scheduling_strategy
         )
-        self._actors = [
-            actor_class.remote(payload, ranks.start)
-            for payload, ranks in zip(payloads, self._slices, strict=True)
-        ]
+        self._actors = [self._start_actor(worker) for worker in range(self.num_workers)]
         self._broken: VecEnvWorkerError | None = None
         try:
             spaces = [
@@ -156,32 +164,85 @@ class RayVecEnv(VecEnv):
 
     def _request(self, command: str, data: list[Any]) -> list[Any]:
         refs = self._refs(command, data)
-        return self._replies([self._get(ref, worker) for worker, ref in enumerate(refs)])
+        return self._replies(
+            [self._reply(worker, ref, command, data[worker]) for worker, ref in enumerate(refs)]
+        )
 
     async def _async_request(self, command: str, data: list[Any]) -> list[Any]:
         refs = self._refs(command, data)
         replies = []
         for worker, ref in enumerate(refs):  # awaiting a ref leaves the event loop free
-            try:
-                replies.append(await ref)
-            except RayActorError as error:
-                replies.append(self._died(worker, error))
+            replies.append(await self._async_reply(worker, ref, command, data[worker]))
         return self._replies(replies)
 
-    def _get(self, ref: Any, worker: int) -> tuple[str, Any]:
+    def _reply(self, worker: int, ref: Any, command: str, part: Any) -> tuple[str, Any]:
+        """Actor ``worker``'s reply to ``command``; if the actor died, its replacement's."""
         try:
             reply: tuple[str, Any] = ray.get(ref)
+            return reply
         except RayActorError as error:
-            return self._died(worker, error)
-        return reply
+            retry = self._after_death(worker, error, command, part)
+        if isinstance(retry, tuple):
+            return retry
+        try:
+            return _healed(command, ray.get(retry))
+        except RayActorError as error:
+            self._died(worker, error)
+            return _DIED
 
-    def _died(self, worker: int, error: BaseException) -> tuple[str, Any]:
+    async def _async_reply(self, worker: int, ref: Any, command: str, part: Any) -> tuple[str, Any]:
+        """:meth:`_reply`, awaiting the refs."""
+        try:
+            reply: tuple[str, Any] = await ref
+            return reply
+        except RayActorError as error:
+            retry = self._after_death(worker, error, command, part)
+        if isinstance(retry, tuple):
+            return retry
+        try:
+            return _healed(command, await retry)
+        except RayActorError as error:
+            self._died(worker, error)
+            return _DIED
+
+    def _after_death(
+        self, worker: int, error: RayActorError, command: str, part: Any
+    ) -> tuple[str, Any] | ray.ObjectRef:
+        """What stands for the reply of dead actor ``worker``: the ref of its replacement's
+        reply (a reset of the slice, for a step), or a final reply when ``restart`` does not
+        allow a replacement (then the VecEnv is broken) or none is needed (at close)."""
+        if self._restart is None:
+            self._died(worker, error)
+            return _DIED
+        if command == "close":
+            return "ok", None  # its sub-envs are gone with it: nothing left to close
+        if not self._restart.allow():
+            self._restart.give_up(self._died(worker, error))
+            return _DIED
+        _log.warning(
+            "the Ray actor running sub-envs %s died (%s); restarting it",
+            _ranks(self._slices[worker]),
+            type(error).__name__,
+        )
+        ray.kill(self._actors[worker])  # an actor only out of reach may still be running
+        self._actors[worker] = actor = self._start_actor(worker)
+        if command == "step":
+            size = len(self._slices[worker])
+            return actor.run.remote("reset", ([None] * size, [None] * size))
+        return actor.run.remote(command, part)
+
+    def _start_actor(self, worker: int) -> Any:
+        """A new actor holding slice ``worker`` (built from its factories on arrival)."""
+        return self._actor_class.remote(self._payloads[worker], self._slices[worker].start)
+
+    def _died(self, worker: int, error: BaseException) -> VecEnvWorkerError:
+        """Remember that actor ``worker`` is gone; every later call raises the error."""
         rank = self._slices[worker].start
         message = f"the Ray actor running sub-envs {_ranks(self._slices[worker])} died: {error}"
         self._broken = worker_error(
             message, rank=rank, exc_type=type(error).__name__, remote_traceback=str(error)
         )
-        return "died", None
+        return self._broken
 
     def _replies(self, replies: list[tuple[str, Any]]) -> list[Any]:
         """The values of every actor's reply; the first error raised once all have replied."""
@@ -320,6 +381,21 @@ class _SliceActor:
         error = self.group.close()
         if error is not None:
             raise error
+
+
+_DIED = ("died", None)  # the reply of an actor found dead
+
+
+def _healed(command: str, reply: tuple[str, Any]) -> tuple[str, Any]:
+    """A new actor's reply in place of a dead one's: for a step, its slice's reset turned into
+    a step result (reward 0, truncated, ``info["worker_restarted"] = True``)."""
+    status, value = reply
+    if command != "step" or status != "ok":
+        return reply
+    size = len(value.infos)
+    infos = [{**info, "worker_restarted": True} for info in value.infos]
+    flags = np.zeros(size), np.zeros(size, dtype=bool), np.ones(size, dtype=bool)
+    return "ok", VecStepResult(value.observations, *flags, infos)
 
 
 def _native_slice(env_fns: list[Any], autoreset: AutoresetMode) -> VecEnv | None:
