@@ -25,6 +25,7 @@ _SELF_TRADE_POLICIES = ("cancel_resting", "cancel_incoming")
 
 # An order record is a list [order_id, owner, size, price, side]; these index it.
 _ID, _OWNER, _SIZE, _PRICE, _SIDE = range(5)
+_Queue = deque[list[int]]  # one price level's records, oldest first
 # builds a Trade or an Order from a tuple without the Python-level NamedTuple __new__ (its
 # frame costs more than the rest of a fill)
 _tuple_new = tuple.__new__
@@ -71,9 +72,12 @@ class OrderBook:
         self.n_ticks = n_ticks
         self.self_trade: SelfTradePolicy = self_trade
         self.trades: list[Trade] = []
-        self._queues: tuple[list[deque[list[int]]], list[deque[list[int]]]] = (
-            [deque() for _ in range(n_ticks)],
-            [deque() for _ in range(n_ticks)],
+        # a level's queue is made when an order first rests there: thousands of empty queues
+        # made up front cost time per book and are young objects for the garbage collector to
+        # walk and promote while the book is in use
+        self._queues: tuple[list[_Queue | None], list[_Queue | None]] = (
+            [None] * n_ticks,
+            [None] * n_ticks,
         )
         self._volume = ([0] * n_ticks, [0] * n_ticks)
         # occupied[side][price] is 1 exactly where volume[side][price] > 0. The ask side has a
@@ -118,7 +122,7 @@ class OrderBook:
 
     def queue(self, side: int, price: int) -> list[Order]:
         """The live orders at one level, in priority order."""
-        return [_as_order(o) for o in self._queues[side][price] if o[_SIZE]]
+        return [_as_order(o) for o in self._queues[side][price] or () if o[_SIZE]]
 
     def order(self, order_id: int) -> Order:
         """The resting order ``order_id``; KeyError if it is not resting."""
@@ -165,7 +169,10 @@ class OrderBook:
         else:
             raise ValueError(f"side must be BUY (0) or SELL (1), got {side!r}")
         order = [order_id, owner, size, price, side]
-        self._queues[side][price].append(order)
+        queue = self._queues[side][price]
+        if queue is None:
+            queue = self._queues[side][price] = deque()
+        queue.append(order)
         self._volume[side][price] += size
         self._occupied[side][price] = 1
         self._orders[order_id] = order
@@ -207,14 +214,15 @@ class OrderBook:
         volume = self._volume[side]
         left = volume[price] = volume[price] - order[_SIZE]
         order[_SIZE] = 0
+        queue = self._queues[side][price]
+        assert queue is not None  # the order rested there
         if left:
-            queue = self._queues[side][price]
             if len(queue) > 2 * left + 16:  # mostly dead records (a live one has a lot)
                 live = [o for o in queue if o[_SIZE]]
                 queue.clear()
                 queue.extend(live)
             return
-        self._queues[side][price].clear()
+        queue.clear()
         occupied = self._occupied[side]
         occupied[price] = 0
         if side == BUY:
@@ -264,6 +272,7 @@ class OrderBook:
         price = self._ask if side == BUY else self._bid
         while price <= limit if side == BUY else price >= limit:  # false past an empty side
             queue = queues[price]
+            assert queue is not None  # the level holds orders
             while queue:
                 order = queue[0]
                 resting = order[_SIZE]
