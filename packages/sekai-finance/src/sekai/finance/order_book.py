@@ -167,7 +167,7 @@ class OrderBook:
             if price < self._ask:
                 self._ask = price
         else:
-            raise ValueError(f"side must be BUY (0) or SELL (1), got {side!r}")
+            raise _bad_side(side)
         order = [order_id, owner, size, price, side]
         queue = self._queues[side][price]
         if queue is None:
@@ -186,7 +186,7 @@ class OrderBook:
         elif side == SELL:
             limit = 0
         else:
-            raise ValueError(f"side must be BUY (0) or SELL (1), got {side!r}")
+            raise _bad_side(side)
         if size <= 0:
             raise ValueError(f"size must be a positive int, got {size!r}")
         order_id = self._next_id
@@ -202,7 +202,7 @@ class OrderBook:
         try:
             order = self._orders[order_id]
         except KeyError:
-            raise KeyError(f"order {order_id!r} is not resting in the book") from None
+            raise _not_resting(order_id) from None
         if size is not None and size < order[_SIZE]:
             if size <= 0:
                 raise ValueError(f"cancel size must be a positive int or None, got {size!r}")
@@ -257,7 +257,7 @@ class OrderBook:
         try:
             return self._orders[order_id]
         except KeyError:
-            raise KeyError(f"order {order_id!r} is not resting in the book") from None
+            raise _not_resting(order_id) from None
 
     def _match(self, side: int, size: int, limit: int, owner: int, taker_id: int) -> int:
         """Trade an incoming order against the other side up to ``limit`` (a tick that
@@ -312,6 +312,14 @@ class OrderBook:
             if not size:
                 return 0
         return size
+
+
+def _bad_side(side: object) -> ValueError:
+    return ValueError(f"side must be BUY (0) or SELL (1), got {side!r}")
+
+
+def _not_resting(order_id: object) -> KeyError:
+    return KeyError(f"order {order_id!r} is not resting in the book")
 
 
 def _as_order(record: list[int]) -> Order:
