@@ -119,6 +119,9 @@ def test_a_bad_message_late_in_a_file_is_refused_before_any_is_applied(tmp_path:
     assert len(book) == 0 and book.best_bid is None and book.best_ask is None
     with pytest.raises(ValueError, match="tick must be a positive int, got 0"):
         replay(book, messages, tick=0)
+    with pytest.raises(ValueError, match=r"price 900 is tick 12, outside the book's \[0, 10\)"):
+        replay(book, messages, tick=75)
+    assert len(book) == 0
 
 
 def test_recorded_flow_replays_to_the_same_book(tmp_path: Path) -> None:

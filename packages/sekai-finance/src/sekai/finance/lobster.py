@@ -63,7 +63,8 @@ def replay(
     executed order's side, so orders that traders placed ahead of it in the queue trade first.
     Messages about orders the book does not hold (placed before the file starts, or already
     filled by traders) are skipped, as are hidden executions, cross trades and halts. An
-    unknown type or a submission off the tick grid is refused before any message is applied.
+    unknown type, or a submission off the tick grid or outside the book, is refused before
+    any message is applied.
     """
     if tick <= 0:
         raise ValueError(f"tick must be a positive int, got {tick!r}")
@@ -77,6 +78,11 @@ def replay(
     if off_grid.any():
         price = messages["price"][off_grid][0]
         raise ValueError(f"price {price} is not on the {tick}-unit tick grid")
+    ticks = offsets // tick
+    outside = (kinds == SUBMIT) & ((ticks < 0) | (ticks >= book.n_ticks))
+    if outside.any():
+        price, at = messages["price"][outside][0], ticks[outside][0]
+        raise ValueError(f"price {price} is tick {at}, outside the book's [0, {book.n_ticks})")
     acting = kinds <= EXECUTE  # the rest change nothing
     kinds = kinds[acting]
     # a submission rests on its direction's side; an execution is a market order against it
@@ -85,7 +91,7 @@ def replay(
         kinds,
         messages["order_id"][acting],
         messages["size"][acting],
-        offsets[acting] // tick,
+        ticks[acting],
         sides,
     )
     add, cancel, market = book.add, book.cancel, book.market
