@@ -202,13 +202,14 @@ def sb3(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def render(session: nox.Session) -> None:
-    """The classic-control frames against gymnasium's own. gymnasium draws with pygame, which
-    sekai does not depend on: it is installed here only, and draws offscreen."""
-    _sync(session)
-    session.install("pygame")
+    """The classic-control frames against gymnasium's own, and render_mode="human" windows.
+    Both draw with pygame, the optional extra sekai-core[human]: installed here only, and
+    drawing offscreen."""
+    _sync(session, "--extra", "human")
     session.run(
         "pytest",
         "tests/core/envs/test_classic_control_render_vs_gymnasium.py",
+        "tests/core/test_human_rendering.py",
         *session.posargs,
         env={"SDL_VIDEODRIVER": "dummy"},
     )
@@ -268,7 +269,10 @@ def docs(session: nox.Session) -> None:
     does not follow ``__path__`` across the editable installs' separate folders). The browser
     test needs Debian's ``chromium`` (.ci/run installs it).
     """
-    _sync(session, "--group", "docs", "--no-editable")
+    # uv keys its cache of a workspace package on its pyproject.toml, not its sources: rebuild
+    # them, or the reference shows the docstrings of an earlier run
+    rebuild = [f"--reinstall-package={name}" for name in PACKAGES]
+    _sync(session, "--group", "docs", "--no-editable", *rebuild)
     site = Path(session.create_tmp()) / "site"
     session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env=_QUIET_MKDOCS)
     session.run(

@@ -13,9 +13,13 @@ overlay of the workspace venv, not into it):
    with hftbacktest and with the simplest correct pure-Python book (the floor) on the same
    stream; then the same for synthetic streams holding 10 to 10,000 resting orders. Books take
    turns round by round; every book must end each round in the same depth as ours.
-2. Env: LimitOrderBookMarket steps per second, 3 traders, intervals 1, 2 and 5 s.
+2. Env: LimitOrderBookMarket steps per second, 3 traders, intervals 1, 2 and 5 s; and the same
+   market as a one-book LimitOrderBookVecEnv, i.e. what the single env would gain from the
+   compiled kernels.
 3. Native: LimitOrderBookVecEnv book events per second summed over 1,024 books, with the live
-   flow and with a given (replayed) flow, as a ratio to the engine's rate.
+   flow and with a given (replayed) flow, as a ratio to the engine's rate measured in the same
+   rounds (engine, live, replay, engine, ...); and the seconds a fresh process pays to import
+   the vector env and compile its numba kernels (empty cache) or load them (cache filled).
 Each figure is the best of a few rounds, so a burst of load from other processes counts less,
 timed in CPU time of this process (every book and env here runs on one thread), which other
 processes on a shared machine disturb less than wall time.
@@ -37,6 +41,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -108,13 +116,15 @@ class FloorBook:
         return bids[::-1], asks
 
 
-def best_rate(run: Callable[[], int], rounds: int) -> float:
-    """The best of ``rounds`` runs of events per second; ``run`` returns its event count."""
-    best = 0.0
+def best_rates(runs: dict[str, Callable[[], int]], rounds: int) -> dict[str, float]:
+    """Each run's best events per second over ``rounds`` rounds, the runs taking turns within
+    each round so that they meet the same load; ``run`` returns its event count."""
+    best = dict.fromkeys(runs, 0.0)
     for _ in range(rounds):
-        start = time.process_time()
-        events = run()
-        best = max(best, events / (time.process_time() - start))
+        for name, run in runs.items():
+            start = time.process_time()
+            events = run()
+            best[name] = max(best[name], events / (time.process_time() - start))
     return best
 
 
@@ -259,18 +269,25 @@ def engine_rates(messages: np.ndarray, rounds: int) -> tuple[dict[str, float], i
     return {name: len(messages) / seconds for name, seconds in best.items()}, len(book)
 
 
-def env_steps_per_second(sessions: int) -> tuple[float, float]:
-    """LimitOrderBookMarket (3 traders, intervals 1, 2, 5): steps/s and flow events/s."""
-    env = LimitOrderBookMarket(3, decision_intervals=[1.0, 2.0, 5.0], session_length=60.0)
+def env_steps_per_second(env: Any, sessions: int) -> tuple[float, float]:
+    """Steps/s and flow events/s of ``env`` (3 traders, intervals 1, 2, 5) with masked random
+    actions: a LimitOrderBookMarket, or a one-book LimitOrderBookVecEnv (the same market run
+    by the compiled kernels) whose actions and masks carry a leading axis of one."""
+    one_book = isinstance(env, LimitOrderBookVecEnv)
     for agent in env.possible_agents:
         env.action_space(agent).seed(0)
+
+    def act(agent: str) -> np.ndarray:
+        mask = env.action_mask(agent)
+        if one_book:
+            return env.action_space(agent).sample(mask=tuple(m[0] for m in mask))[None]
+        return env.action_space(agent).sample(mask=mask)
+
     steps, events, elapsed = 0, 0, 0.0
     for seed in range(sessions):
         result = env.reset(seed=seed)
         while not result.all_done:
-            actions = {
-                a: env.action_space(a).sample(mask=env.action_mask(a)) for a in result.observations
-            }
+            actions = {a: act(a) for a in result.observations}
             start = time.process_time()
             result = env.step(actions)
             elapsed += time.process_time() - start
@@ -279,8 +296,9 @@ def env_steps_per_second(sessions: int) -> tuple[float, float]:
     return steps / elapsed, events / elapsed
 
 
-def native_rate(num_envs: int, flow: Any, session_length: float, rounds: int) -> float:
-    """LimitOrderBookVecEnv book events/s summed over books, traders keeping still."""
+def native_run(num_envs: int, flow: Any, session_length: float) -> Callable[[], int]:
+    """A LimitOrderBookVecEnv session (traders keeping still) returning its book events,
+    summed over books; the env is built (and its kernels compiled) before it is timed."""
     vec = LimitOrderBookVecEnv(
         num_envs, 3, decision_intervals=[1.0, 2.0, 5.0], session_length=session_length, flow=flow
     )
@@ -292,7 +310,42 @@ def native_rate(num_envs: int, flow: Any, session_length: float, rounds: int) ->
             result = vec.step(dict.fromkeys(result.observations, keep))
         return vec.flow_events
 
-    return best_rate(run, rounds)
+    run()
+    return run
+
+
+COMPILE_PROBE = """
+import time
+start = time.perf_counter()
+import numpy as np
+from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
+from sekai.finance import ContStoikovTalreja, simulate_flow
+for flow in (None, simulate_flow(ContStoikovTalreja(), 2.0, seed=0)):
+    vec = LimitOrderBookVecEnv(2, 3, session_length=2.0, flow=flow)
+    result = vec.reset(seed=0)
+    while not result.all_done:
+        result = vec.step(dict.fromkeys(result.observations, np.zeros((2, 3), np.int64)))
+print(time.perf_counter() - start, time.process_time())
+"""
+
+
+def first_session_seconds() -> list[tuple[float, float]]:
+    """(wall, CPU) seconds a fresh process takes to import the vector env and run a tiny
+    session with each kind of flow: with an empty numba cache (it compiles the kernels), then
+    with the cache that run filled (it loads them)."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        runs = [
+            subprocess.run(
+                [sys.executable, "-c", COMPILE_PROBE],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            for _ in range(2)
+        ]
+    return [(float(wall), float(cpu)) for wall, cpu in runs]
 
 
 def print_rates(rates: dict[str, float], indent: int = 0) -> None:
@@ -314,7 +367,6 @@ def main() -> None:
     flow = simulate_flow(ContStoikovTalreja(), duration, n_ticks=N_TICKS, seed=0)
     messages = record_flow(flow, n_ticks=N_TICKS)
     rates, resting = engine_rates(messages, rounds)
-    engine = rates[SEKAI]
     print(f"engine, CST flow ({len(messages):,} messages, {resting} resting at the end)")
     print(f"{'book':>28} {'events/s':>12} {'x sekai':>8}")
     print_rates(rates)
@@ -327,20 +379,46 @@ def main() -> None:
         print(f"{depth:>13,} {resting:>7,}", end=" ")
         print_rates(rates, indent=22)
 
-    steps, env_events = env_steps_per_second(1 if args.quick else 3)
-    print("\nLimitOrderBookMarket, 3 traders, intervals 1, 2, 5 s")
-    print(f"{'steps/s':>28} {steps:>12,.0f}")
-    print(f"{'flow events/s inside it':>28} {env_events:>12,.0f}")
+    market = {"decision_intervals": [1.0, 2.0, 5.0], "session_length": 60.0}
+    print("\nLimitOrderBookMarket, 3 traders, intervals 1, 2, 5 s, masked random actions")
+    print(f"{'':>28} {'steps/s':>12} {'flow events/s':>14}")
+    for label, env in (
+        ("LimitOrderBookMarket", LimitOrderBookMarket(3, **market)),
+        ("the same, compiled (1 book)", LimitOrderBookVecEnv(1, 3, **market)),
+    ):
+        steps, env_events = env_steps_per_second(env, 1 if args.quick else 3)
+        print(f"{label:>28} {steps:>12,.0f} {env_events:>14,.0f}")
 
     num_envs = 1024
     session = 10.0 if args.quick else 30.0
-    live = native_rate(num_envs, None, session, rounds)
     given = simulate_flow(ContStoikovTalreja(), session, n_ticks=2000, seed=1)
-    replayed = native_rate(num_envs, given, session, rounds)
+    books = [OrderBook(N_TICKS) for _ in range(rounds)]  # built outside the timed runs
+
+    def engine_run() -> int:
+        replay(books.pop(), messages)
+        return len(messages)
+
+    native = best_rates(
+        {
+            "engine": engine_run,
+            "live": native_run(num_envs, None, session),
+            "replay": native_run(num_envs, given, session),
+        },
+        rounds,
+    )
+    engine = native["engine"]
     print(f"\nLimitOrderBookVecEnv, {num_envs} books, {session:.0f} s sessions")
     print(f"{'flow':>28} {'events/s':>12} {'x engine':>9}")
-    print(f"{'live CST flow':>28} {live:>12,.0f} {live / engine:>8.1f}x")
-    print(f"{'given flow (replay)':>28} {replayed:>12,.0f} {replayed / engine:>8.1f}x")
+    print(f"{SEKAI + ' (engine)':>28} {engine:>12,.0f}")
+    for name, label in (("live", "live CST flow"), ("replay", "given flow (replay)")):
+        print(f"{label:>28} {native[name]:>12,.0f} {native[name] / engine:>8.1f}x")
+
+    (cold_wall, cold_cpu), (warm_wall, warm_cpu) = first_session_seconds()
+    print("\nfresh process: import, compile or load the kernels, a tiny session of each flow")
+    print(f"{'':>28} {'wall s':>12} {'CPU s':>9}")
+    print(f"{'empty numba cache':>28} {cold_wall:>12.2f} {cold_cpu:>9.2f}")
+    print(f"{'cache filled':>28} {warm_wall:>12.2f} {warm_cpu:>9.2f}")
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,3 +118,15 @@ def test_the_performance_plot_is_shown(browser, base_url):
     width = plot.evaluate("image => image.complete ? image.naturalWidth : 0")
     page.close()
     assert width > 500  # the PNG loaded and decoded, not a broken-image icon
+
+
+def test_the_api_reference_shows_no_raw_sphinx_roles(browser, base_url):
+    """mkdocstrings renders docstrings as Markdown, where a Sphinx role (``:class:`Env```) is
+    shown as typed: the docstrings use plain code spans instead."""
+    page = browser.new_page()
+    page.goto(base_url + "api/", wait_until="networkidle")
+    text = page.locator("article").inner_text()
+    page.close()
+    assert "A single-agent environment." in text  # the reference is there to be read
+    roles = re.findall(r":(?:class|func|meth|attr|mod|data|exc|obj):\S{0,30}", text)
+    assert roles == [], f"raw Sphinx roles on the API page: {roles[:10]}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from typing import Any, ClassVar
 
@@ -9,6 +10,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
+from gymnasium.utils.passive_env_checker import env_render_passive_checker
 
 import sekai
 from sekai.compat import from_gymnasium, to_gymnasium
@@ -34,11 +36,21 @@ def _classic_control_ids() -> list[str]:
 
 
 @pytest.mark.parametrize("env_id", _single_agent_ids())
-def test_gymnasium_check_env_passes_on_every_registered_sekai_env(env_id):
+def test_gymnasium_check_env_passes_on_every_registered_sekai_env(env_id, monkeypatch):
+    """gymnasium's checker, its render checks included: of every declared mode, as it makes
+    them, but for "human" when pygame (sekai-core[human]) is absent: then that mode fails at
+    construction by design (tests/core/test_human_rendering.py)."""
+    has_pygame = importlib.util.find_spec("pygame") is not None
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")  # a human window, where there is one, unseen
     env = to_gymnasium(sekai.make(env_id))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # gymnasium's advice (e.g. on infinite bounds) only
-        gymnasium_check_env(env)
+        gymnasium_check_env(env, skip_render_check=True)
+        for mode in env.metadata["render_modes"]:
+            if mode != "human" or has_pygame:
+                with to_gymnasium(sekai.make(env_id, render_mode=mode)) as rendering:
+                    rendering.reset(seed=0)
+                    env_render_passive_checker(rendering)
     env.close()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -97,6 +99,7 @@ def test_shapes_outside_the_canvas_are_clipped() -> None:
         (lambda c: c.polyline([(0, 0)], RED), "at least 2 points"),
         (lambda c: c.line((0, 0), (1, 1), RED, width=0), "width must be positive"),
         (lambda c: c.circle((0, 0), -1, RED), "must not be negative"),
+        (lambda c: c.rectangles([(0, 0)], [], RED), "1 corners but 0 opposite corners"),
         (lambda c: c.line((0, 0), (np.nan, 1), RED), "finite"),
         (lambda c: c.fill((0, 0, 256)), "0..255"),
         (lambda c: c.fill((0, 0)), "3 channels"),
@@ -137,6 +140,48 @@ def test_an_anti_aliased_rectangle_paints_what_the_same_polygon_paints(xa, ya, x
     # the same coverage, computed in another order: at most one level of rounding apart
     difference = rectangle.to_array().astype(int) - polygon.to_array().astype(int)
     assert np.abs(difference).max() <= 1
+
+
+_points = st.lists(st.tuples(_coordinate, _coordinate), min_size=2, max_size=12)
+
+
+@settings(deadline=None)
+@given(_points, st.sampled_from([0.5, 1.0, 1.5, 3.0]))
+def test_a_polyline_covers_each_pixel_by_its_distance_to_the_nearest_segment(points, width):
+    """One stroke, nothing missed: black on white, each pixel is as dark as the nearest segment
+    makes it (computed here over every pixel and segment, up to one level of rounding)."""
+    canvas = Canvas(37, 29)
+    canvas.polyline(points, BLACK, width)
+    ys, xs = np.mgrid[:29, :37].astype(float)
+    nearest = np.full(xs.shape, np.inf)
+    for (ax, ay), (bx, by) in itertools.pairwise(points):
+        dx, dy = bx - ax, by - ay
+        length2 = dx * dx + dy * dy
+        t = 0.0 if length2 == 0 else np.clip(((xs - ax) * dx + (ys - ay) * dy) / length2, 0, 1)
+        nearest = np.minimum(nearest, np.hypot(xs - (ax + t * dx), ys - (ay + t * dy)))
+    coverage = np.clip(width / 2 - nearest + 0.5, 0.0, 1.0)
+    expected = np.rint(255 * (1 - coverage))
+    assert np.abs(canvas.to_array()[..., 0] - expected).max() <= 1
+
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(_coordinate, _coordinate), min_size=1, max_size=8), st.booleans())
+def test_a_batch_of_shapes_paints_what_drawing_them_one_by_one_paints(centres, antialias) -> None:
+    """circles() and rectangles() lay their shapes over one another as separate calls would,
+    up to one level of rounding where they overlap (exactly where they do not)."""
+    batch, one_by_one = Canvas(37, 29, antialias=antialias), Canvas(37, 29, antialias=antialias)
+    batch.circles(centres, 2.5, RED)
+    corners = [(x - 3, y - 1) for x, y in centres]
+    opposites = [(x + 1.5, y + 4) for x, y in centres]
+    batch.rectangles(corners, opposites, BLACK)
+    for centre in centres:
+        one_by_one.circle(centre, 2.5, RED)
+    for corner, opposite in zip(corners, opposites, strict=True):
+        one_by_one.rectangle(corner, opposite, BLACK)
+    difference = batch.to_array().astype(int) - one_by_one.to_array().astype(int)
+    assert np.abs(difference).max() <= 1
+    if len(centres) == 1:
+        assert not difference.any()
 
 
 def test_plot_maps_data_onto_its_box_and_cuts_bars_at_its_edges() -> None:

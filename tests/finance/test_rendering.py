@@ -66,9 +66,9 @@ def test_trading_frame_marks_buys_green_and_sells_red():
 @pytest.mark.parametrize("env_id", [*SINGLE_IDS, "LimitOrderBook-v0"])
 def test_an_unknown_mode_is_a_value_error_naming_the_allowed_ones(env_id):
     with pytest.raises(
-        ValueError, match=r"render_mode must be None or one of .*'rgb_array'.*'human'"
+        ValueError, match=r"render_mode must be None or one of .*'rgb_array'.*'svg'"
     ):
-        sekai.make(env_id, render_mode="human")
+        sekai.make(env_id, render_mode="svg")
 
 
 def test_limit_order_book_frame_shows_the_book_and_the_session():

@@ -163,8 +163,8 @@ def test_ansi_render_gives_one_line_per_step(env_id):
         (MM, {"sigma": "2"}, "sigma must be a number, got '2'"),
         (
             MM,
-            {"render_mode": "human"},
-            r"render_mode must be None or one of \['ansi', 'rgb_array'\], got 'human'",
+            {"render_mode": "svg"},
+            r"render_mode must be None or one of \['ansi', 'human', 'rgb_array'\], got 'svg'",
         ),
         (OE, {"side": "hold"}, "side must be 'sell' or 'buy', got 'hold'"),
         (OE, {"shares": 0}, "shares must be a finite number > 0, got 0"),

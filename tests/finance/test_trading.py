@@ -142,7 +142,7 @@ def test_the_default_history_is_shared_not_copied():
         ({"cost_model": 0.1}, "cost_model must be a callable"),
         ({"sampler": "forward"}, "sampler must be"),
         ({"allow_short": "yes"}, "allow_short must be True or False"),
-        ({"render_mode": "human"}, "render_mode"),
+        ({"render_mode": "svg"}, "render_mode"),
     ],
 )
 def test_bad_parameters_are_value_errors_naming_the_value(kwargs, message):

@@ -12,7 +12,7 @@ import sekai
 @pytest.mark.parametrize("mode", ["sync", "async", "proc"])
 def test_render_gives_one_frame_per_sub_env(mode: str) -> None:
     with sekai.make_vec("CartPole-v1", 3, mode, render_mode="rgb_array") as vec:
-        assert vec.metadata["render_modes"] == ["rgb_array"]
+        assert vec.metadata["render_modes"] == ["human", "rgb_array"]
         assert vec.render_mode == "rgb_array"
         vec.reset(seed=0)
         frames = vec.render()

@@ -50,7 +50,7 @@ def test_registered_by_sekai_core_with_gymnasiums_time_limit(env_id: str) -> Non
     assert type(env.unwrapped) is env_type
     assert env.get_attr("max_episode_steps") == max_episode_steps
     assert env.render_mode is None
-    assert env.metadata["render_modes"] == ["rgb_array"]  # drawn without pygame
+    assert env.metadata["render_modes"] == ["human", "rgb_array"]  # as gymnasium's
     env.close()
 
 

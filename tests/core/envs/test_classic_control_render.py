@@ -30,7 +30,8 @@ def _pixels_of(frame: np.ndarray, color: tuple[int, int, int]) -> np.ndarray:
 def test_rgb_array_frames_have_gymnasiums_size(env_id: str) -> None:
     env = sekai.make(env_id, render_mode="rgb_array")
     assert env.render_mode == "rgb_array"
-    assert env.metadata["render_modes"] == ["rgb_array"] and env.metadata["render_fps"] > 0
+    assert env.metadata["render_modes"] == ["human", "rgb_array"]
+    assert env.metadata["render_fps"] > 0
     assert env.render() is None  # nothing to draw before the first reset
     env.reset(seed=0)
     env.step(env.action_space.sample())
@@ -49,8 +50,10 @@ def test_without_a_render_mode_render_gives_nothing(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", SIZES)
 def test_a_wrong_render_mode_is_a_value_error_naming_the_allowed_ones(env_id: str) -> None:
-    with pytest.raises(ValueError, match=r"render_mode must be None or one of \['rgb_array'\]"):
-        sekai.make(env_id, render_mode="human")
+    with pytest.raises(
+        ValueError, match=r"render_mode must be None or one of \['human', 'rgb_array'\], got 'svg'"
+    ):
+        sekai.make(env_id, render_mode="svg")
 
 
 def test_an_env_that_does_not_render_refuses_every_render_mode() -> None:

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from sekai.finance import (
     BUY,
@@ -21,16 +19,20 @@ from sekai.finance import (
     simulate_flow,
 )
 from sekai.finance.lobster import read_messages, record_flow, replay, write_messages
-from sekai.finance.order_flow import apply_event, sample_event, sample_events, seed_book
+from sekai.finance.order_flow import apply_event, sample_event, seed_book
+
+
+def sample_many(model: ContStoikovTalreja, m: int, queues: list[int], seed: int) -> np.ndarray:
+    """(m, 5) events of a book with best bid 100, best ask 101 and ``queues`` public lots on
+    each of the D levels of each side."""
+    rng = np.random.default_rng(seed)
+    return np.array([sample_event(model, rng, 100, 101, queues, queues) for _ in range(m)])
 
 
 def test_sampled_event_frequencies_follow_the_rates() -> None:
     model = ContStoikovTalreja()
-    rng = np.random.default_rng(0)
-    m = 40_000
-    queues = np.full((m, model.levels), 2)
-    refs = np.full(m, 100)
-    wait, kind, side, price, rank = sample_events(model, rng, refs, refs + 1, queues, queues)
+    events = sample_many(model, 40_000, [2] * model.levels, seed=0)
+    wait, kind, side, price, rank = events.T
     limit_rate = model.limit_rates.sum()
     cancel_rate = 2 * np.sum(model.cancel_rates)
     total = 2 * limit_rate + 2 * model.market_rate + 2 * cancel_rate
@@ -45,9 +47,7 @@ def test_sampled_event_frequencies_follow_the_rates() -> None:
 
 def test_no_cancels_where_no_public_orders_rest() -> None:
     model = ContStoikovTalreja()
-    empty = np.zeros((5000, model.levels), np.int64)
-    refs = np.full(5000, 50)
-    _, kind, *_ = sample_events(model, np.random.default_rng(1), refs, refs + 1, empty, empty)
+    kind = sample_many(model, 5000, [0] * model.levels, seed=1)[:, 1]
     assert not (kind == CANCEL).any()
 
 
@@ -58,6 +58,15 @@ def test_bad_parameters_are_value_errors() -> None:
         ContStoikovTalreja(cancel_rates=())
     with pytest.raises(ValueError, match="non-decreasing"):
         FlowEvents(*(np.array([1.0, 0.5]),) * 1, *(np.zeros(2, np.int64),) * 4)
+    times, zeros = np.array([0.5, 1.0]), np.zeros(2, np.int64)
+    with pytest.raises(ValueError, match=r"FlowEvents.kind values must be in \(0, 1, 2\), got 7"):
+        FlowEvents(times, np.array([0, 7]), zeros, zeros, zeros)
+    with pytest.raises(ValueError, match=r"FlowEvents\.side values"):
+        FlowEvents(times, zeros, np.array([0, 2]), zeros, zeros)
+    with pytest.raises(ValueError, match=r"FlowEvents\.rank must be >= 0, got -1"):
+        FlowEvents(times, zeros, zeros, zeros, np.array([0, -1]))
+    with pytest.raises(TypeError, match=r"FlowEvents\.price must hold integers, got float64"):
+        FlowEvents(times, zeros, zeros, np.array([1.5, 2.0]), zeros)
 
 
 def test_simulated_flow_is_deterministic_for_a_seed_and_keeps_the_book_uncrossed() -> None:
@@ -139,26 +148,3 @@ def test_recorded_flow_replays_to_the_same_book(tmp_path: Path) -> None:
     assert [(t.price, t.size, t.taker_side) for t in replayed.trades] == [
         (t.price, t.size, t.taker_side) for t in direct.trades
     ]
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.integers(0, 2**32 - 1),
-    st.lists(st.integers(0, 6), min_size=10, max_size=10),
-    st.integers(-3, 3),
-)
-def test_the_scalar_sampler_draws_the_array_samplers_event(seed, queues, spread) -> None:  # type: ignore[no-untyped-def]
-    """The single env's plain-Python fast path agrees exactly with the array model."""
-    model = ContStoikovTalreja()
-    bids, asks = queues[:5], queues[5:]
-    bid, ask = 100, 101 + max(spread, 0)
-    array_event = sample_events(
-        model,
-        np.random.default_rng(seed),
-        np.array([bid]),
-        np.array([ask]),
-        np.array([bids]),
-        np.array([asks]),
-    )
-    scalar_event = sample_event(model, np.random.default_rng(seed), bid, ask, bids, asks)
-    assert scalar_event == tuple(value[0].item() for value in array_event)

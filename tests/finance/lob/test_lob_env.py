@@ -140,7 +140,7 @@ def test_registered_without_time_limit_and_renders_ansi() -> None:
         ({"session_length": -1.0}, ValueError, "session_length"),
         ({"order_size": 0}, ValueError, "order_size"),
         ({"flow": "cst"}, TypeError, "flow must be"),
-        ({"render_mode": "human"}, ValueError, "render_mode"),
+        ({"render_mode": "svg"}, ValueError, "render_mode"),
     ],
 )
 def test_bad_parameters(kwargs, error, match) -> None:  # type: ignore[no-untyped-def]

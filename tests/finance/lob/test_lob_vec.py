@@ -3,13 +3,19 @@ one book with the same seed, and in distribution over many books."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sekai
 from sekai.envs.finance import LimitOrderBookMarket
+from sekai.envs.finance._level_books import LevelBooks
 from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
-from sekai.finance import ContStoikovTalreja, simulate_flow
+from sekai.finance import BUY, SELL, ContStoikovTalreja, simulate_flow
 
 KWARGS = {"decision_intervals": [1.0, 2.0, 5.0], "session_length": 20.0, "order_size": 2}
 
@@ -105,3 +111,136 @@ def test_make_vec_builds_the_native_version() -> None:
     bad[2, 0] = 2  # improve a one-tick spread
     with pytest.raises(ValueError, match=r"trader_0: the bid instruction 2 \('improve'\)"):
         vec.step({"trader_0": bad, "trader_1": np.zeros((4, 3), np.int64)})
+
+
+def test_render_draws_each_book_as_the_single_env_draws_it() -> None:
+    flow = simulate_flow(ContStoikovTalreja(), 20.0, seed=11)
+    singles = [LimitOrderBookMarket(3, flow=flow, render_mode="rgb_array", **KWARGS)]
+    singles.append(LimitOrderBookMarket(3, flow=flow, render_mode="rgb_array", **KWARGS))
+    vec = LimitOrderBookVecEnv(2, 3, flow=flow, render_mode="rgb_array", **KWARGS)
+    assert vec.render() == [None, None]  # nothing to draw before the first reset
+    results = [env.reset(seed=0) for env in singles]
+    vec.reset(seed=0)
+    assert all(
+        np.array_equal(f, env.render()) for f, env in zip(vec.render(), singles, strict=True)
+    )
+    for i, env in enumerate(singles):
+        for j, agent in enumerate(env.possible_agents):
+            env.action_space(agent).seed(10 * i + j)
+    for _ in range(8):
+        actions = [
+            {a: env.action_space(a).sample(mask=env.action_mask(a)) for a in result.observations}
+            for env, result in zip(singles, results, strict=True)
+        ]
+        results = [env.step(a) for env, a in zip(singles, actions, strict=True)]
+        vec.step({agent: np.stack([a[agent] for a in actions]) for agent in actions[0]})
+    frames = vec.render()
+    for frame, env in zip(frames, singles, strict=True):
+        assert frame.shape == (520, 600, 3) and frame.dtype == np.uint8
+        np.testing.assert_array_equal(frame, env.render())
+    assert not np.array_equal(frames[0], frames[1])  # each book draws its own session
+
+
+@pytest.mark.parametrize("mode", ["human", "ansi"])
+def test_render_modes_it_lacks_are_refused_not_dropped(mode: str) -> None:
+    with pytest.raises(ValueError, match=rf"None or one of \['rgb_array'\], got '{mode}'"):
+        sekai.make_vec("LimitOrderBook-v0", 2, render_mode=mode)
+    vec = sekai.make_vec("LimitOrderBook-v0", 2, render_mode="rgb_array", session_length=2.0)
+    assert vec.render_mode == "rgb_array" and vec.metadata["render_modes"] == ["rgb_array"]
+    vec.reset(seed=0)
+    assert [frame.shape for frame in vec.render()] == [(520, 600, 3)] * 2
+    plain = LimitOrderBookVecEnv(2, session_length=2.0)
+    plain.reset(seed=0)
+    assert plain.render_mode is None and plain.render() is None
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_compiled_flow_samples_the_scalar_samplers_events(seed: int) -> None:
+    """One book's compiled flow with a generator makes the events simulate_flow (the plain
+    Python sampler on an OrderBook) records with the same seed, and ends in the same book."""
+    model = ContStoikovTalreja()
+    flow = simulate_flow(model, 20.0, seed=seed)
+    books = LevelBooks(LimitOrderBookMarket(1).config, 1)
+    assert books.run_flow(model, np.random.default_rng(seed), 0.0, 20.0) == len(flow)
+    replayed = LevelBooks(LimitOrderBookMarket(1, flow=flow).config, 1)
+    replayed.replay(flow, 0, len(flow))
+    assert np.array_equal(books.volume, replayed.volume)
+    assert np.array_equal(books.best, replayed.best)
+    assert np.array_equal(books.accounts_cash, replayed.accounts_cash)
+
+
+def random_actions(vec: LimitOrderBookVecEnv, agents, rng) -> dict:  # type: ignore[no-untyped-def]
+    """A random allowed action for each book and due agent."""
+    return {
+        agent: np.stack(
+            [np.argmax(mask * rng.random(mask.shape), axis=1) for mask in vec.action_mask(agent)],
+            axis=1,
+        )
+        for agent in agents
+    }
+
+
+def check_books(vec: LimitOrderBookVecEnv) -> None:
+    """Conservation, never-crossed books, consistent quotes and queues in every book."""
+    books, config = vec.books, vec.config
+    assert (books.accounts_inventory.sum(axis=1) == 0).all()
+    cash = books.accounts_cash.sum(axis=1)
+    assert np.allclose(cash, config.n_traders * config.initial_cash, rtol=0, atol=1e-6)
+    bid, ask = books.best[:, BUY], books.best[:, SELL]
+    assert ((bid < 0) | (ask >= config.n_ticks) | (bid < ask)).all()
+    assert (books.public >= 0).all() and (books.public <= books.volume).all()
+    ticks = np.arange(config.n_ticks)
+    for side, best in ((BUY, bid), (SELL, ask)):
+        filled = books.volume[:, side] > 0
+        beyond = ticks > best[:, None] if side == BUY else ticks < best[:, None]
+        assert not (filled & beyond).any()  # nothing better than the best
+        inside = (best >= 0) & (best < config.n_ticks)
+        assert (books.volume[inside, side, best[inside]] > 0).all()
+    resting = books.order_price >= 0
+    assert (books.order_size[resting] > 0).all()
+
+
+def test_invariants_hold_with_random_traders_in_many_books() -> None:
+    vec = LimitOrderBookVecEnv(32, 3, **KWARGS)
+    rng = np.random.default_rng(0)
+    result = vec.reset(seed=3)
+    traded = np.zeros(32, bool)
+    while not result.all_done:
+        result = vec.step(random_actions(vec, result.observations, rng))
+        check_books(vec)
+        traded |= (vec.books.inventory != 0).any(axis=1)
+    assert traded.all()
+
+
+def test_same_seed_same_books_and_independent_flows_across_books() -> None:
+    def run(seed: int) -> LimitOrderBookVecEnv:
+        vec = LimitOrderBookVecEnv(8, 1, session_length=5.0, decision_intervals=[5.0])
+        vec.reset(seed=seed)
+        vec.step({"trader_0": np.zeros((8, 3), np.int64)})
+        return vec
+
+    first, again, other = run(1), run(1), run(2)
+    assert np.array_equal(first.books.volume, again.books.volume)
+    assert first.flow_events == again.flow_events
+    assert not np.array_equal(first.books.volume, other.books.volume)
+    distinct = {first.books.volume[i].tobytes() for i in range(8)}
+    assert len(distinct) == 8
+
+
+def test_importing_the_finance_packages_does_not_import_numba() -> None:
+    code = (
+        "import sys, sekai, sekai.finance, sekai.envs.finance; "
+        "sekai.make('LimitOrderBook-v0'); print('numba' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "make", [LimitOrderBookMarket, lambda *a, **k: LimitOrderBookVecEnv(2, *a, **k)]
+)
+def test_a_grid_too_small_for_the_opening_book_is_a_value_error(make) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=r"n_ticks must be at least 11 .* got 10"):
+        make(1, n_ticks=10)
+    make(1, n_ticks=11).reset(seed=0)

@@ -2,7 +2,7 @@
 
 A fixed ``stacklevel`` is right for one call path only: the same warning reached through a
 wrapper, a registry lookup by ``Mapping.get`` (frozen stdlib code) or a vector env would point at
-sekai's own lines. :func:`warn` attributes it to the innermost frame outside sekai instead.
+sekai's own lines. ``warn`` attributes it to the innermost frame outside sekai instead.
 """
 
 from __future__ import annotations

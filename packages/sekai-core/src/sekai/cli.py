@@ -1,11 +1,11 @@
 """The ``sekai`` command line: ``sekai list`` shows every registered env (``--modes``: every
 vectorization mode), ``sekai bench`` times one.
 
-Each subcommand is an ``_add_<name>`` function, called from :func:`_parser`, that adds its
+Each subcommand is an ``_add_<name>`` function, called from ``_parser``, that adds its
 parser to the subparsers and sets ``run`` to the function that executes it and returns the exit
 code. A command whose code lives in another distribution (``sekai bench``) adds its parser here
 and imports that code inside its ``run`` function, so ``sekai list`` works with sekai-core alone.
-A mistake the user made is a :class:`UsageError`: one line on stderr and exit status 2, no
+A mistake the user made is a ``UsageError``: one line on stderr and exit status 2, no
 traceback.
 """
 

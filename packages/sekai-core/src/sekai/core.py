@@ -1,4 +1,4 @@
-"""The single-agent environment API: :class:`Env` and its result types."""
+"""The single-agent environment API: ``Env`` and its result types."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 from sekai.checks import check_seed
 
 if TYPE_CHECKING:
+    from sekai._window import Window
     from sekai.registration import EnvSpec
     from sekai.spaces import Space
 
@@ -17,7 +18,7 @@ ActType = TypeVar("ActType")
 
 
 class EnvClosed(RuntimeError):
-    """Raised by reset() and step() of an env made by :func:`sekai.make` after its close();
+    """Raised by reset() and step() of an env made by ``sekai.make`` after its close();
     a VecEnv's ``VecEnvClosed`` is one too."""
 
     def __init__(self, message: str = "This env has been closed.") -> None:
@@ -25,7 +26,7 @@ class EnvClosed(RuntimeError):
 
 
 class ResetResult(NamedTuple):
-    """What :meth:`Env.reset` returns; unpacks as ``obs, info = env.reset()``."""
+    """What ``Env.reset`` returns; unpacks as ``obs, info = env.reset()``."""
 
     observation: Any
     info: dict[str, Any]
@@ -37,17 +38,17 @@ class ResetResult(NamedTuple):
 
     @property
     def all_done(self) -> bool:
-        """Always False, as :attr:`done`."""
+        """Always False, as ``done``."""
         return False
 
     @property
     def any_done(self) -> bool:
-        """Always False, as :attr:`done`."""
+        """Always False, as ``done``."""
         return False
 
 
 class StepResult(NamedTuple):
-    """What :meth:`Env.step` returns; unpacks like gymnasium's five-tuple."""
+    """What ``Env.step`` returns; unpacks like gymnasium's five-tuple."""
 
     observation: Any
     reward: float
@@ -62,12 +63,12 @@ class StepResult(NamedTuple):
 
     @property
     def all_done(self) -> bool:
-        """The same as :attr:`done` for a single agent."""
+        """The same as ``done`` for a single agent."""
         return self.done
 
     @property
     def any_done(self) -> bool:
-        """The same as :attr:`done` for a single agent."""
+        """The same as ``done`` for a single agent."""
         return self.done
 
 
@@ -75,7 +76,7 @@ class RngMixin:
     """The seeding contract every sekai env shares (single- and multi-agent).
 
     ``self._set_rng(seed)`` at the start of ``reset`` makes ``self.rng`` a
-    :class:`numpy.random.Generator`: an int re-seeds, None continues the current stream.
+    ``numpy.random.Generator``: an int re-seeds, None continues the current stream.
     """
 
     _rng: np.random.Generator | None = None
@@ -99,30 +100,73 @@ class RngMixin:
             self._rng = np.random.default_rng()
 
 
-class Env(RngMixin, Generic[ObsType, ActType]):
-    """A single-agent environment.
+class RenderMixin:
+    """``render_mode`` for ``Env`` and ``MultiAgentEnv``.
 
-    Subclasses set ``observation_space`` and ``action_space`` and implement :meth:`reset` and
-    :meth:`step`. Randomness comes from ``self.rng``, (re)seeded by ``self._set_rng(seed)`` at the
-    start of ``reset``: an int re-seeds, None continues the current stream. An env that renders
-    lists its modes in ``metadata["render_modes"]``, takes ``render_mode`` in ``__init__`` and
-    stores it with ``self._set_render_mode(render_mode)``.
+    An env that renders lists its modes in ``metadata["render_modes"]`` and stores the one it
+    is made with by ``self._set_render_mode(render_mode)``. An env that draws frames implements
+    ``_frame()`` once; then ``"rgb_array"`` and ``"human"`` both come from it: ``render()``
+    returns ``self._render_frame()``, and ``reset``/``step`` end with ``self._show_frame()``,
+    which in human mode shows the frame in a window, as gymnasium's envs do.
     """
 
-    observation_space: Space[ObsType]
-    action_space: Space[ActType]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
     render_mode: str | None = None
-    spec: EnvSpec | None = None
+    _window: Window | None = None
 
     def _set_render_mode(self, render_mode: str | None) -> None:
         """Store ``render_mode`` as ``self.render_mode``, as gymnasium's envs do in ``__init__``;
-        ValueError unless it is None or one of ``metadata["render_modes"]``."""
+        ValueError unless it is None or one of ``metadata["render_modes"]``. ``"human"`` opens
+        the window now, so a missing pygame or display fails here, not mid-episode (unless the
+        env draws no ``_frame``: then its own ``render`` shows what it likes)."""
         modes = self.metadata.get("render_modes", [])
         if render_mode is not None and render_mode not in modes:
             allowed = f"None or one of {modes}" if modes else "None: this env does not render"
             raise ValueError(f"render_mode must be {allowed}, got {render_mode!r}")
         self.render_mode = render_mode
+        if render_mode == "human" and type(self)._frame is not RenderMixin._frame:
+            from sekai._window import Window
+
+            self._window = Window(type(self).__name__, self.metadata.get("render_fps", 30))
+
+    def _frame(self) -> np.ndarray | None:
+        """The current picture as a ``(height, width, 3)`` uint8 array, or None when there is
+        nothing to draw yet; envs that draw frames override it."""
+        return None
+
+    def _render_frame(self) -> np.ndarray | None:
+        """What ``render()`` gives in the frame modes: the frame with ``"rgb_array"``; with
+        ``"human"`` the frame goes to the window and the result is None; else None."""
+        if self.render_mode == "rgb_array":
+            return self._frame()
+        self._show_frame()
+        return None
+
+    def _show_frame(self) -> None:
+        """In human mode, show the current frame in the window; otherwise do nothing."""
+        if self._window is not None:
+            frame = self._frame()
+            if frame is not None:
+                self._window.show(frame)
+
+    def _close_window(self) -> None:
+        if self._window is not None:
+            self._window.close()
+
+
+class Env(RngMixin, RenderMixin, Generic[ObsType, ActType]):
+    """A single-agent environment.
+
+    Subclasses set ``observation_space`` and ``action_space`` and implement ``reset`` and
+    ``step``. Randomness comes from ``self.rng``, (re)seeded by ``self._set_rng(seed)`` at the
+    start of ``reset``: an int re-seeds, None continues the current stream. An env that renders
+    lists its modes in ``metadata["render_modes"]``, takes ``render_mode`` in ``__init__`` and
+    stores it with ``self._set_render_mode(render_mode)`` (see ``RenderMixin``).
+    """
+
+    observation_space: Space[ObsType]
+    action_space: Space[ActType]
+    spec: EnvSpec | None = None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -154,11 +198,11 @@ class Env(RngMixin, Generic[ObsType, ActType]):
     async def async_reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> ResetResult:
-        """Awaitable reset; override for envs that wait on I/O. Defaults to :meth:`reset`."""
+        """Awaitable reset; override for envs that wait on I/O. Defaults to ``reset``."""
         return self.reset(seed=seed, options=options)
 
     async def async_step(self, action: ActType) -> StepResult:
-        """Awaitable step; override for envs that wait on I/O. Defaults to :meth:`step`."""
+        """Awaitable step; override for envs that wait on I/O. Defaults to ``step``."""
         return self.step(action)
 
     def render(self) -> Any:
@@ -166,7 +210,9 @@ class Env(RngMixin, Generic[ObsType, ActType]):
         return None
 
     def close(self) -> None:
-        """Release resources. Calling it again is harmless."""
+        """Release resources (the window of ``render_mode="human"``). Calling it again is
+        harmless."""
+        self._close_window()
 
     @property
     def unwrapped(self) -> Env[Any, Any]:

@@ -1,8 +1,8 @@
-"""check_env: run an env through the :class:`sekai.Env` contract and say exactly what it breaks.
+"""check_env: run an env through the ``sekai.Env`` contract and say exactly what it breaks.
 
-A broken contract raises :class:`EnvCheckError` naming the problem. Things that work but will
+A broken contract raises ``EnvCheckError`` naming the problem. Things that work but will
 bite later (float64 observations in a float32 space, a ``reset`` that never seeds ``self.rng``)
-only warn, with :class:`EnvCheckWarning`.
+only warn, with ``EnvCheckWarning``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _STEPS = 10  # steps per rollout of the determinism check
 
 
 class EnvCheckError(AssertionError):
-    """The env breaks the :class:`sekai.Env` contract; the message says how."""
+    """The env breaks the ``sekai.Env`` contract; the message says how."""
 
 
 class EnvCheckWarning(UserWarning):
@@ -36,17 +36,17 @@ class EnvCheckWarning(UserWarning):
 
 
 def check_env(env: Env[Any, Any], *, warn: bool = True, skip_render_check: bool = True) -> None:
-    """Check that ``env`` keeps the :class:`sekai.Env` contract; raise EnvCheckError if not.
+    """Check that ``env`` keeps the ``sekai.Env`` contract; raise EnvCheckError if not.
 
     Checked, through any wrappers: the spaces are sekai spaces; ``reset`` and ``step`` return
-    :class:`~sekai.ResetResult` / :class:`~sekai.StepResult` with observations in the
+    ``ResetResult`` / ``StepResult`` with observations in the
     observation space, a finite real reward, bool flags and a dict info; the same seed gives the
     same first observation and the same transitions under the same actions, and
     ``reset(seed=None)`` continues the stream instead of re-seeding (from fresh entropy or with
     the last seed); returned observations are
     not buffers the env later overwrites; ``action_mask()``, if the env has one, returns masks
     that ``action_space.sample(mask=...)`` accepts and that yield valid actions; ``close()`` may
-    be called twice. With ``warn=True`` soft problems emit :class:`EnvCheckWarning`. The env is
+    be called twice. With ``warn=True`` soft problems emit ``EnvCheckWarning``. The env is
     reset, stepped and finally closed.
 
     Wrappers that learn as they go (``NormalizeObservation``, ``NormalizeReward``) make results

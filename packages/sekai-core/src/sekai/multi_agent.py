@@ -1,4 +1,4 @@
-"""The multi-agent environment API: :class:`MultiAgentEnv` and its result types.
+"""The multi-agent environment API: ``MultiAgentEnv`` and its result types.
 
 Every dict in the API is keyed by agent ID. Agents act simultaneously, or, in an event-driven
 env, each on its own clock: then a result carries observations only for the agents that act next,
@@ -8,9 +8,9 @@ and rewards and flags for every agent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from sekai.core import ActType, ObsType, RngMixin
+from sekai.core import ActType, ObsType, RenderMixin, RngMixin
 
 if TYPE_CHECKING:
     from sekai.registration import EnvSpec
@@ -20,7 +20,7 @@ AgentID = TypeVar("AgentID")
 
 
 class MAResetResult(NamedTuple):
-    """What :meth:`MultiAgentEnv.reset` returns: per-agent observations and infos."""
+    """What ``MultiAgentEnv.reset`` returns: per-agent observations and infos."""
 
     observations: dict[Any, Any]
     info: dict[Any, dict[str, Any]]
@@ -32,12 +32,12 @@ class MAResetResult(NamedTuple):
 
     @property
     def any_done(self) -> bool:
-        """Always False, as :attr:`all_done`."""
+        """Always False, as ``all_done``."""
         return False
 
 
 class MAStepResult(NamedTuple):
-    """What :meth:`MultiAgentEnv.step` returns; every field is a dict keyed by agent."""
+    """What ``MultiAgentEnv.step`` returns; every field is a dict keyed by agent."""
 
     observations: dict[Any, Any]
     rewards: dict[Any, float]
@@ -65,20 +65,20 @@ def _done_flags(terminated: Mapping[Any, Any], truncated: Mapping[Any, Any]) -> 
     ]
 
 
-class MultiAgentEnv(RngMixin, Generic[ObsType, ActType, AgentID]):
+class MultiAgentEnv(RngMixin, RenderMixin, Generic[ObsType, ActType, AgentID]):
     """An environment in which each agent has its own observation and action space.
 
     Subclasses set ``possible_agents``, ``agents``, ``observation_spaces`` and ``action_spaces``
-    and implement :meth:`reset` and :meth:`step`. Seeding is the same as for :class:`sekai.Env`:
+    and implement ``reset`` and ``step``. Seeding is the same as for ``sekai.Env``:
     call ``self._set_rng(seed)`` at the start of ``reset`` and draw randomness from ``self.rng``.
+    Render modes too: ``self._set_render_mode(render_mode)`` in ``__init__`` (see
+    ``RenderMixin``).
     """
 
     possible_agents: list[AgentID]
     agents: list[AgentID]
     observation_spaces: dict[AgentID, Space[ObsType]]
     action_spaces: dict[AgentID, Space[ActType]]
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
-    render_mode: str | None = None
     spec: EnvSpec | None = None
 
     def reset(
@@ -94,11 +94,11 @@ class MultiAgentEnv(RngMixin, Generic[ObsType, ActType, AgentID]):
     async def async_reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> MAResetResult:
-        """Awaitable reset; override for envs that wait on I/O. Defaults to :meth:`reset`."""
+        """Awaitable reset; override for envs that wait on I/O. Defaults to ``reset``."""
         return self.reset(seed=seed, options=options)
 
     async def async_step(self, actions: dict[AgentID, ActType]) -> MAStepResult:
-        """Awaitable step; override for envs that wait on I/O. Defaults to :meth:`step`."""
+        """Awaitable step; override for envs that wait on I/O. Defaults to ``step``."""
         return self.step(actions)
 
     def observation_space(self, agent: AgentID) -> Space[ObsType]:
@@ -129,7 +129,9 @@ class MultiAgentEnv(RngMixin, Generic[ObsType, ActType, AgentID]):
         return None
 
     def close(self) -> None:
-        """Release resources. Calling it again is harmless."""
+        """Release resources (the window of ``render_mode="human"``). Calling it again is
+        harmless."""
+        self._close_window()
 
     def __enter__(self) -> MultiAgentEnv[ObsType, ActType, AgentID]:
         return self

@@ -1,12 +1,12 @@
-"""The env registry: ids -> :class:`EnvSpec`, filled by plugins and by :func:`register`.
+"""The env registry: ids -> ``EnvSpec``, filled by plugins and by ``register``.
 
 The registry also holds the vectorization modes that plugins register (name -> vector env class,
-as :class:`VectorizationMode`), which ``make_vec`` looks up by name.
+as ``VectorizationMode``), which ``make_vec`` looks up by name.
 
 Plugins are modules named by entry points in the ``sekai.plugins`` group; each implements hooks
-of :mod:`sekai.hookspecs` (``sekai_register_envs``, ``sekai_register_vectorization_modes``).
-They are loaded the first time the registry is used (:func:`make`, :func:`spec`,
-:func:`register`, reading :data:`registry`, ``sekai list``, ``make_vec``), never at
+of ``sekai.hookspecs`` (``sekai_register_envs``, ``sekai_register_vectorization_modes``).
+They are loaded the first time the registry is used (``make``, ``spec``,
+``register``, reading ``registry``, ``sekai list``, ``make_vec``), never at
 ``import sekai``, so importing sekai stays cheap and a broken third-party plugin only costs a
 warning.
 """
@@ -71,7 +71,7 @@ class UnknownEnvError(KeyError, ValueError):
     """No env is registered under the requested id.
 
     A ``KeyError`` because the registry is a mapping (``registry.get(id)`` works), and a
-    ``ValueError`` because an unknown id is a bad argument to :func:`make`.
+    ``ValueError`` because an unknown id is a bad argument to ``make``.
     """
 
     def __str__(self) -> str:
@@ -86,9 +86,9 @@ class PluginWarning(UserWarning):
 class EnvSpec:
     """How to build one registered env.
 
-    ``kwargs`` are the env's default keyword arguments; the spec that :func:`make` puts on
+    ``kwargs`` are the env's default keyword arguments; the spec that ``make`` puts on
     ``env.spec`` also holds the caller's overrides. ``distribution`` names the package whose
-    plugin registered the id (None for :func:`register` calls). The repr shows the id and the
+    plugin registered the id (None for ``register`` calls). The repr shows the id and the
     time limit only, so printing ``env.spec`` stays short.
     """
 
@@ -125,7 +125,7 @@ class EnvSpec:
         return _parse_id(self.id)[2]
 
     def make(self, *, max_episode_steps: int | None = None, **kwargs: Any) -> Any:
-        """Build this env; see :func:`make`."""
+        """Build this env; see ``make``."""
         return make(self, max_episode_steps=max_episode_steps, **kwargs)
 
     def __repr__(self) -> str:
@@ -264,7 +264,7 @@ def _distribution_name(entry_point: importlib.metadata.EntryPoint) -> str | None
 
 
 class Registry(Mapping[str, EnvSpec]):
-    """Registered env ids mapped to their :class:`EnvSpec`; loads the plugins on first use."""
+    """Registered env ids mapped to their ``EnvSpec``; loads the plugins on first use."""
 
     def __init__(self) -> None:
         self._specs: dict[str, EnvSpec] = {}
@@ -460,7 +460,7 @@ def _missing_distribution(env_id: str) -> str | None:
 
 
 registry = Registry()
-"""The process-wide registry behind :func:`register`, :func:`spec` and :func:`make`."""
+"""The process-wide registry behind ``register``, ``spec`` and ``make``."""
 
 
 def register(
@@ -475,7 +475,7 @@ def register(
 
     ``entry_point`` builds the env: a callable, or ``"module:Attr"`` imported when first made.
     ``vector_entry_point`` optionally builds a native vector version (used by ``make_vec``).
-    ``max_episode_steps`` makes :func:`make` wrap the env in ``TimeLimit``; ``kwargs`` are the
+    ``max_episode_steps`` makes ``make`` wrap the env in ``TimeLimit``; ``kwargs`` are the
     env's default keyword arguments. Re-registering an id replaces it with a warning.
     """
     registry.add(
@@ -490,12 +490,12 @@ def register(
 
 
 def spec(id: str) -> EnvSpec:
-    """The :class:`EnvSpec` registered under ``id``; raises :class:`UnknownEnvError` if none."""
+    """The ``EnvSpec`` registered under ``id``; raises ``UnknownEnvError`` if none."""
     return registry[id]
 
 
 def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any) -> Any:
-    """Build the env registered under ``id`` (or described by an :class:`EnvSpec`).
+    """Build the env registered under ``id`` (or described by an ``EnvSpec``).
 
     The entry point is called with a deep copy of the registered kwargs updated by ``kwargs``,
     and must return a sekai.Env or MultiAgentEnv. The env's ``spec`` is set to a copy of the

@@ -1,4 +1,4 @@
-"""Conformance tests for env packages: run :func:`sekai.check_env` on every env you register.
+"""Conformance tests for env packages: run ``sekai.check_env`` on every env you register.
 
 In a package that registers its envs through a ``sekai.plugins`` entry point, one test covers them
 all, one pytest case per id::
@@ -12,9 +12,9 @@ all, one pytest case per id::
 
 or, as a single test that reports every failing id at once,
 ``sekai.testing.check_registered_envs("my-env-package")``. Only single-agent envs can be checked:
-an id whose env is a :class:`sekai.MultiAgentEnv` fails with TypeError.
+an id whose env is a ``sekai.MultiAgentEnv`` fails with TypeError.
 
-Vector envs (these need sekai-vector) have their own kit: :func:`check_vec_env` checks one
+Vector envs (these need sekai-vector) have their own kit: ``check_vec_env`` checks one
 VecEnv; a backend package checks its vectorization mode in every autoreset mode, and an env
 package its native vector envs against their single envs::
 
@@ -77,9 +77,9 @@ def env_ids(distribution: str | None = None) -> list[str]:
 
 
 def check_registered_env(env_id: str, *, warn: bool = True, **make_kwargs: Any) -> None:
-    """Build ``env_id`` with :func:`sekai.make` (passing ``make_kwargs``) and :func:`check_env` it.
+    """Build ``env_id`` with ``sekai.make`` (passing ``make_kwargs``) and ``check_env`` it.
 
-    Raises :class:`~sekai.env_checker.EnvCheckError` naming the problem; the env is closed
+    Raises ``EnvCheckError`` naming the problem; the env is closed
     afterwards (by check_env when it passes).
     """
     env = make(env_id, **make_kwargs)
@@ -94,10 +94,10 @@ def check_registered_env(env_id: str, *, warn: bool = True, **make_kwargs: Any) 
 def check_registered_envs(
     distribution: str | None = None, ids: Iterable[str] | None = None, *, warn: bool = True
 ) -> list[str]:
-    """Check every env of ``ids``, or of :func:`env_ids` (``distribution``); return the ids.
+    """Check every env of ``ids``, or of ``env_ids`` (``distribution``); return the ids.
 
     Every id is checked even when an earlier one fails; then a single
-    :class:`~sekai.env_checker.EnvCheckError` lists each failing id with its error.
+    ``EnvCheckError`` lists each failing id with its error.
     """
     if ids is not None and distribution is not None:
         raise ValueError("pass either distribution or ids, not both")
@@ -118,7 +118,7 @@ def check_registered_envs(
 
 def check_vec_env(vec: Any) -> None:
     """Check that ``vec`` keeps the VecEnv contract, then close it; see
-    :func:`sekai.vector.vec_checker.check_vec_env`. Needs sekai-vector."""
+    ``sekai.vector.vec_checker.check_vec_env``. Needs sekai-vector."""
     from sekai.vector.vec_checker import check_vec_env as check
 
     check(vec)
@@ -130,7 +130,7 @@ def vectorization_modes() -> list[str]:
 
 
 def check_vectorization_mode(mode: str, env_id: str = "CartPole-v1") -> None:
-    """:func:`check_vec_env` on ``make_vec(env_id, 3, mode)`` in every autoreset mode."""
+    """``check_vec_env`` on ``make_vec(env_id, 3, mode)`` in every autoreset mode."""
     from sekai.vector import make_vec
 
     for autoreset in _AUTORESET_MODES:
@@ -138,9 +138,9 @@ def check_vectorization_mode(mode: str, env_id: str = "CartPole-v1") -> None:
 
 
 def native_env_ids(distribution: str | None = None) -> list[str]:
-    """The ids among :func:`env_ids` (``distribution``) whose native vector version is a
-    :class:`sekai.vector.VecEnv`, which imports those modules. Multi-agent native envs are left
-    out: the vector kit, like :func:`check_env`, is single-agent."""
+    """The ids among ``env_ids`` (``distribution``) whose native vector version is a
+    ``sekai.vector.VecEnv``, which imports those modules. Multi-agent native envs are left
+    out: the vector kit, like ``check_env``, is single-agent."""
     from sekai.registration import load_entry_point
     from sekai.vector import VecEnv
 
@@ -158,7 +158,7 @@ def native_env_ids(distribution: str | None = None) -> list[str]:
 def check_native_vec_env(env_id: str) -> None:
     """Check ``env_id``'s native vector env in every autoreset mode, and against its single env.
 
-    Each native VecEnv passes :func:`check_vec_env`; and it must look exactly like a SyncVecEnv
+    Each native VecEnv passes ``check_vec_env``; and it must look exactly like a SyncVecEnv
     of the single env: the same spaces, and reset and step results of the same types, shapes
     and dtypes. EnvCheckError names the first difference.
     """

@@ -1,4 +1,4 @@
-"""Single-agent envs across the two APIs: :func:`to_gymnasium` and :func:`from_gymnasium`.
+"""Single-agent envs across the two APIs: ``to_gymnasium`` and ``from_gymnasium``.
 
 Both adapters share the wrapped env's random generator rather than keeping their own, so each
 side's checker sees the seeding it expects: gymnasium reads ``env.unwrapped._np_random``, sekai

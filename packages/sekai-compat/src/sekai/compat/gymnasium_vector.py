@@ -1,4 +1,4 @@
-"""Vector envs across the two APIs: :func:`to_gymnasium_vector` and :func:`from_gymnasium_vector`.
+"""Vector envs across the two APIs: ``to_gymnasium_vector`` and ``from_gymnasium_vector``.
 
 sekai's infos are a list of per-env dicts, gymnasium's one dict of arrays with a boolean ``_key``
 mask per key; the bridges convert between the two. A native env's infos come as arrays already,

@@ -1,9 +1,9 @@
-"""Multi-agent envs across the two APIs: :func:`to_pettingzoo` and :func:`from_pettingzoo`.
+"""Multi-agent envs across the two APIs: ``to_pettingzoo`` and ``from_pettingzoo``.
 
 Spaces are converted once, when the bridge is built, so an agent's space is the same object on
 every call (PettingZoo's API test requires it, and seeding an action space relies on it).
 
-An event-driven env keeps its convention through :func:`to_pettingzoo`: the observations dict
+An event-driven env keeps its convention through ``to_pettingzoo``: the observations dict
 holds the agents that act next, rewards and flags hold every agent. PettingZoo's own loops send an
 action for every live agent and look up every live agent's observation, so the bridge forwards
 only the actions of the agents that act next, and looking up an agent that is not in the dict

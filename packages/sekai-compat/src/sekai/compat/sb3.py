@@ -1,4 +1,4 @@
-"""Stable-Baselines3: :func:`to_sb3` makes any sekai vector env an SB3 ``VecEnv``.
+"""Stable-Baselines3: ``to_sb3`` makes any sekai vector env an SB3 ``VecEnv``.
 
 SB3 resets a finished sub-env inside the step that ended it, which is sekai's ``autoreset=True``:
 the bridge only renames ``final_observation`` to ``terminal_observation`` and adds

@@ -1,7 +1,7 @@
 """Spaces: the sets of valid observations and actions, and the utilities that batch them.
 
 One space per module; the operations across spaces (flattening, batching, zero samples) are
-``functools.singledispatch`` functions in :mod:`sekai.spaces.utils`, so a custom space opts in by
+``functools.singledispatch`` functions in ``sekai.spaces.utils``, so a custom space opts in by
 registering implementations.
 """
 

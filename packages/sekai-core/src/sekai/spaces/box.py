@@ -76,7 +76,7 @@ class Box(Space[NDArray[Any]]):
         """Uniform within finite bounds, normal/exponential where unbounded.
 
         ``mask`` (broadcastable to the shape) keeps entries where it is 1 and sets the others to
-        :meth:`zero`.
+        ``zero``.
         """
         rng = self.rng
         if self.dtype.kind in "iu":

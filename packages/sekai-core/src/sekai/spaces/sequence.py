@@ -23,7 +23,7 @@ class Sequence(Space[Any]):
     """Variable-length sequences of ``feature_space`` elements.
 
     A sample is a tuple of elements, or with ``stack=True`` one stacked batch of them (what
-    :func:`sekai.spaces.concatenate` builds: an array (length, *shape) for a Box feature space).
+    ``sekai.spaces.concatenate`` builds: an array (length, *shape) for a Box feature space).
     """
 
     def __init__(

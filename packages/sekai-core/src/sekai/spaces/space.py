@@ -1,4 +1,4 @@
-"""The :class:`Space` base class and the registry that rebuilds spaces from JSON."""
+"""The ``Space`` base class and the registry that rebuilds spaces from JSON."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ SeedType = Any  # an int or None; composite spaces also take a dict (Dict) or li
 class Space(Generic[T_cov]):
     """The set of valid observations or actions, with its own random generator.
 
-    Subclasses implement :meth:`sample`, :meth:`contains`, :attr:`is_flattenable`,
-    :meth:`to_jsonable` / :meth:`from_jsonable`, ``__eq__`` and ``__repr__``; the utilities of
-    :mod:`sekai.spaces.utils` (flattening, batching, zero samples) are registered per type.
+    Subclasses implement ``sample``, ``contains``, ``is_flattenable``,
+    ``to_jsonable`` / ``from_jsonable``, ``__eq__`` and ``__repr__``; the utilities of
+    ``sekai.spaces.utils`` (flattening, batching, zero samples) are registered per type.
     """
 
     def __init__(
@@ -65,16 +65,16 @@ class Space(Generic[T_cov]):
 
     @property
     def is_flattenable(self) -> bool:
-        """Whether :func:`sekai.spaces.flatten` maps samples into a fixed-size vector."""
+        """Whether ``sekai.spaces.flatten`` maps samples into a fixed-size vector."""
         raise NotImplementedError(f"{type(self).__name__} does not implement is_flattenable")
 
     def to_jsonable(self) -> dict[str, Any]:
-        """A plain dict with a ``"type"`` key that :func:`space_from_jsonable` rebuilds."""
+        """A plain dict with a ``"type"`` key that ``space_from_jsonable`` rebuilds."""
         raise NotImplementedError(f"{type(self).__name__} does not implement to_jsonable()")
 
     @classmethod
     def from_jsonable(cls, data: dict[str, Any]) -> Space[Any]:
-        """Rebuild a space of this type from :meth:`to_jsonable` output."""
+        """Rebuild a space of this type from ``to_jsonable`` output."""
         raise NotImplementedError(f"{cls.__name__} does not implement from_jsonable()")
 
     def sample_to_jsonable(self, x: Any) -> Any:
@@ -82,7 +82,7 @@ class Space(Generic[T_cov]):
         return np.asarray(x).tolist()
 
     def sample_from_jsonable(self, data: Any) -> Any:
-        """The sample that :meth:`sample_to_jsonable` turned into ``data``."""
+        """The sample that ``sample_to_jsonable`` turned into ``data``."""
         sample = np.asarray(data, dtype=self.dtype)
         return sample if self._shape is None else sample.reshape(self._shape)
 
@@ -139,7 +139,7 @@ _SPACE_TYPES: dict[str, Callable[[dict[str, Any]], Space[Any]]] = {}
 
 
 def register_space_type(name: str, space_type: type[Space[Any]]) -> None:
-    """Let :func:`space_from_jsonable` rebuild ``{"type": name, ...}`` with ``space_type``."""
+    """Let ``space_from_jsonable`` rebuild ``{"type": name, ...}`` with ``space_type``."""
     if not (isinstance(space_type, type) and issubclass(space_type, Space)):
         raise TypeError(f"register_space_type needs a Space subclass, got {space_type!r}")
     _SPACE_TYPES[name] = space_type.from_jsonable

@@ -56,7 +56,7 @@ def _unsupported(operation: str, space: Space[Any]) -> Exception:
 
 @singledispatch
 def flatdim(space: Space[Any]) -> int:
-    """The length of :func:`flatten`'s vector for ``space``."""
+    """The length of ``flatten``'s vector for ``space``."""
     raise _unsupported("flatdim", space)
 
 
@@ -141,7 +141,7 @@ def _flatten_tuple(space: Tuple, x: Any) -> NDArray[np.float32]:
 
 @singledispatch
 def unflatten(space: Space[Any], x: NDArray[Any]) -> Any:
-    """The sample of ``space`` that :func:`flatten` turned into ``x``."""
+    """The sample of ``space`` that ``flatten`` turned into ``x``."""
     raise _unsupported("unflatten", space)
 
 
@@ -195,7 +195,7 @@ def _unflatten_tuple(space: Tuple, x: NDArray[Any]) -> tuple[Any, ...]:
 
 @singledispatch
 def flatten_space(space: Space[Any]) -> Box:
-    """The 1-D float32 Box that :func:`flatten` maps ``space`` into."""
+    """The 1-D float32 Box that ``flatten`` maps ``space`` into."""
     raise _unsupported("flatten_space", space)
 
 
@@ -287,7 +287,7 @@ def _batch_sequence(space: Sequence, n: int) -> Tuple:
 
 @singledispatch
 def concatenate(space: Space[Any], items: Iterable[Any]) -> Any:
-    """Stack per-env samples of ``space`` into one batch of :func:`batch_space`'s space."""
+    """Stack per-env samples of ``space`` into one batch of ``batch_space``'s space."""
     raise _unsupported("concatenate", space)
 
 
@@ -333,7 +333,7 @@ def _concatenate_sequence(space: Sequence, items: Iterable[Any]) -> tuple[Any, .
 
 @singledispatch
 def iterate(space: Space[Any], batch: Any) -> Iterator[Any]:
-    """The per-env samples of a batch (inverse of :func:`concatenate`).
+    """The per-env samples of a batch (inverse of ``concatenate``).
 
     The default splits along the first axis, which suits every array-like batch.
     """

@@ -1,7 +1,7 @@
 """Wrappers: change an env's observations, actions, rewards or episode rules one layer at a time.
 
-Write a wrapper by subclassing :class:`Wrapper` (or :class:`ObservationWrapper`,
-:class:`RewardWrapper`, :class:`ActionWrapper`) and overriding its hooks; see ``base``.
+Write a wrapper by subclassing ``Wrapper`` (or ``ObservationWrapper``,
+``RewardWrapper``, ``ActionWrapper``) and overriding its hooks; see ``base``.
 """
 
 from sekai.wrappers.action import ClipAction, RescaleAction

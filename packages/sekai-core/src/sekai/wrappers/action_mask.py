@@ -81,7 +81,7 @@ class ActionMaskObservation(ObservationWrapper[dict[str, Any], ActType]):
 
 
 def _as_mask(action_space: Space[Any], mask: Any) -> Any:
-    """A fresh copy of ``mask`` for ``action_space``, in :func:`action_mask_space`'s format.
+    """A fresh copy of ``mask`` for ``action_space``, in ``action_mask_space``'s format.
 
     Lists are accepted, and a MultiDiscrete mask given as one array padded to ``max(nvec)``
     becomes one mask per entry without the padding.

@@ -22,7 +22,7 @@ def autoreset_result(step: StepResult, reset: ResetResult) -> StepResult:
 
 
 class AutoReset(Wrapper[ObsType, ActType]):
-    """Reset the env inside the step that ends an episode (see :func:`autoreset_result`).
+    """Reset the env inside the step that ends an episode (see ``autoreset_result``).
 
     Every ``step`` is then a real transition with no dummy step in between; the last observation
     of the finished episode is ``info["final_observation"]``. Put AutoReset outside observation

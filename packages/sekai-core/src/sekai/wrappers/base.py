@@ -3,15 +3,15 @@
 A wrapper changes an env through hooks rather than by overriding ``step``/``reset``:
 ``before_reset``, ``after_reset``, ``before_step`` and ``after_step``. The base class runs them
 around both ``env.step`` and ``await env.async_step`` (and likewise for reset), so every wrapper
-written against the hooks keeps an :class:`~sekai.vector.AsyncVecEnv` concurrent for free.
+written against the hooks keeps an ``AsyncVecEnv`` concurrent for free.
 
 A wrapper that must call the inner env more than once per step (``RepeatAction``) writes that
-logic once as a *plan*: a generator that yields :class:`EnvCall` requests and returns the result.
-:func:`run_plan` executes a plan synchronously, :func:`async_run_plan` awaits it.
+logic once as a *plan*: a generator that yields ``EnvCall`` requests and returns the result.
+``run_plan`` executes a plan synchronously, ``async_run_plan`` awaits it.
 
 A subclass that overrides ``step``/``reset`` but not their async twins (gymnasium style) gets
-async twins that call its overrides, as :class:`~sekai.Env`'s defaults do, so async callers never
-skip them (:func:`route_async_to_sync_overrides`).
+async twins that call its overrides, as ``Env``'s defaults do, so async callers never
+skip them (``route_async_to_sync_overrides``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def route_async_to_sync_overrides(cls: type) -> None:
 
     Such a class is written against ``step``/``reset`` rather than the hooks; the inherited async
     twin would run the hooks around the inner env's async method and silently skip the override.
-    Used by :class:`Wrapper` and sekai-vector's ``VecWrapper`` when a subclass is defined.
+    Used by ``Wrapper`` and sekai-vector's ``VecWrapper`` when a subclass is defined.
     """
     for name, via_sync in (("step", _async_step_via_step), ("reset", _async_reset_via_reset)):
         if name in vars(cls) and f"async_{name}" not in vars(cls):
@@ -199,7 +199,7 @@ class Wrapper(Env[ObsType, ActType]):
 
 
 class ObservationWrapper(Wrapper[ObsType, ActType]):
-    """Transform every observation with :meth:`observation` (reset and step alike)."""
+    """Transform every observation with ``observation`` (reset and step alike)."""
 
     def observation(self, observation: Any) -> ObsType:
         """Return the transformed observation (a new object, never the env's own buffer)."""
@@ -214,7 +214,7 @@ class ObservationWrapper(Wrapper[ObsType, ActType]):
 
 
 class RewardWrapper(Wrapper[ObsType, ActType]):
-    """Transform every reward with :meth:`reward`."""
+    """Transform every reward with ``reward``."""
 
     def reward(self, reward: float) -> float:
         """Return the transformed reward."""
@@ -226,7 +226,7 @@ class RewardWrapper(Wrapper[ObsType, ActType]):
 
 
 class ActionWrapper(Wrapper[ObsType, ActType]):
-    """Transform every action with :meth:`action` before the inner env sees it."""
+    """Transform every action with ``action`` before the inner env sees it."""
 
     def action(self, action: ActType) -> Any:
         """Return the action the inner env should receive."""

@@ -1,5 +1,5 @@
-"""Episode returns and lengths: :class:`EpisodeStats`, an :class:`EpisodeTracker` to aggregate them,
-and the :class:`RecordEpisodeStatistics` wrapper that reports them.
+"""Episode returns and lengths: ``EpisodeStats``, an ``EpisodeTracker`` to aggregate them,
+and the ``RecordEpisodeStatistics`` wrapper that reports them.
 
 The tracker knows nothing about envs (``add(stats)`` is all it needs), so one tracker can be
 shared by several wrappers and by the vector version, ``VecRecordEpisodeStatistics``.
@@ -46,7 +46,7 @@ class EpisodeStats:
 
 
 class EpisodeTracker:
-    """Collects :class:`EpisodeStats` and summarises the last ``deque_size`` of them."""
+    """Collects ``EpisodeStats`` and summarises the last ``deque_size`` of them."""
 
     def __init__(self, deque_size: int = 100) -> None:
         if deque_size < 1:
@@ -90,9 +90,9 @@ def make_tracker(tracker: EpisodeTracker | None, deque_size: int) -> EpisodeTrac
 
 
 class RecordEpisodeStatistics(Wrapper[ObsType, ActType]):
-    """Put ``info["episode"]``, an :class:`EpisodeStats`, on the step that ends an episode.
+    """Put ``info["episode"]``, an ``EpisodeStats``, on the step that ends an episode.
 
-    Every finished episode also goes to ``tracker`` (a new :class:`EpisodeTracker` keeping
+    Every finished episode also goes to ``tracker`` (a new ``EpisodeTracker`` keeping
     ``deque_size`` episodes unless one is passed in, e.g. to share it between envs).
     """
 

@@ -1,10 +1,10 @@
 """Observation and reward normalisation from running statistics.
 
 The statistics live in objects of their own, separate from the wrappers, so the vector wrappers
-(``VecNormalizeObservation``, ``VecNormalizeReward``) reuse them: :class:`ObservationNormalizer`
+(``VecNormalizeObservation``, ``VecNormalizeReward``) reuse them: ``ObservationNormalizer``
 takes a *batch* of observations (leading axis) in ``update`` and has a pure ``normalize``; the
 single-env wrappers pass a batch of one. Reward scaling uses a
-:class:`~sekai.wrappers.running_stats.RunningMeanStd` of the discounted return.
+``RunningMeanStd`` of the discounted return.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class ObservationNormalizer:
         return map_parts(self.space, observation, _add_axis)
 
     def first(self, batch: Any) -> Any:
-        """The first observation of a batch (inverse of :meth:`batch_of_one`)."""
+        """The first observation of a batch (inverse of ``batch_of_one``)."""
         return map_parts(self.space, batch, _first)
 
     def state_dict(self) -> dict[Path, dict[str, Any]]:
@@ -80,7 +80,7 @@ class ObservationNormalizer:
         return {path: stats.state_dict() for path, stats in self.stats.items()}
 
     def load_state_dict(self, state: dict[Path, dict[str, Any]]) -> None:
-        """Restore statistics saved by :meth:`state_dict` for the same observation space."""
+        """Restore statistics saved by ``state_dict`` for the same observation space."""
         if set(state) != set(self.stats):
             raise ValueError(
                 f"state has parts {sorted(map(str, state))}, "

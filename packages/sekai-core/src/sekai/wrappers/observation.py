@@ -58,7 +58,7 @@ class FilterObservation(ObservationWrapper[Any, ActType]):
 
 
 class FlattenObservation(ObservationWrapper[np.ndarray, ActType]):
-    """Flatten every observation to a 1-D float32 array with :func:`sekai.spaces.flatten`."""
+    """Flatten every observation to a 1-D float32 array with ``sekai.spaces.flatten``."""
 
     def __init__(self, env: Env[Any, ActType]) -> None:
         super().__init__(env)

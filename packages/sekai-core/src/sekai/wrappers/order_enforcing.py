@@ -1,9 +1,9 @@
 """OrderEnforcing: the episode lifecycle rule, which make() applies to every single-agent env.
 
 The rule, the same as a VecEnv's: ``step()`` before the first ``reset()`` raises
-:class:`ResetNeeded`; ``step()`` after the episode ended (terminated or truncated) warns once per
+``ResetNeeded``; ``step()`` after the episode ended (terminated or truncated) warns once per
 episode, since what the env returns until the next ``reset()`` is undefined; ``reset()`` and
-``step()`` after ``close()`` raise :class:`EnvClosed` (``close()`` itself may be called again).
+``step()`` after ``close()`` raise ``EnvClosed`` (``close()`` itself may be called again).
 """
 
 from __future__ import annotations

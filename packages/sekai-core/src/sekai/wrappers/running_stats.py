@@ -1,11 +1,11 @@
 """Per-element mean and variance estimates, updated from batches of samples.
 
-Both estimators take a *batch* (leading sample axis) in :meth:`~MeanStd.update`, so a vector env
+Both estimators take a *batch* (leading sample axis) in ``update``, so a vector env
 adds one sample per sub-env in one call and a single env adds a batch of one. ``normalize`` is
 pure: it reads the estimates and never changes them.
 
-- :class:`RunningMeanStd`: the mean and variance of every sample seen so far.
-- :class:`EWMMeanStd`: exponentially weighted, forgetting old samples with a half-life counted in
+- ``RunningMeanStd``: the mean and variance of every sample seen so far.
+- ``EWMMeanStd``: exponentially weighted, forgetting old samples with a half-life counted in
   samples; it starts as a plain running mean until it has seen ``halflife`` samples' worth.
 
 ``prior_weight`` counts the starting estimates (mean 0, variance 1) as that many samples, so that
@@ -64,7 +64,7 @@ class MeanStd:
         return scaled.astype(np.float32)
 
     def state_dict(self) -> dict[str, Any]:
-        """A copy of the estimates, for saving with a policy; see :meth:`load_state_dict`."""
+        """A copy of the estimates, for saving with a policy; see ``load_state_dict``."""
         return {
             "kind": self.kind,
             "mean": self.mean.copy(),
@@ -73,7 +73,7 @@ class MeanStd:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore estimates saved by :meth:`state_dict` (same kind and shape)."""
+        """Restore estimates saved by ``state_dict`` (same kind and shape)."""
         if state.get("kind") != self.kind:
             raise ValueError(f"state is for {state.get('kind')!r} statistics, not {self.kind!r}")
         mean = np.array(state["mean"], np.float64)

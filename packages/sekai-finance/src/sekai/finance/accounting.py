@@ -91,14 +91,14 @@ class Account:
 
 def settle(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A step's rewards ``log(after / before)`` of equity, net of costs, with ``after`` floored
-    at :data:`RUIN`, and which accounts are ruined (their episode terminates)."""
+    at ``RUIN``, and which accounts are ruined (their episode terminates)."""
     return np.log(np.maximum(after, RUIN) / before), after <= RUIN
 
 
 def size_one(
     equity: float, holdings: float, weight: float, cost_of: Callable[[float], float]
 ) -> tuple[float, float, float]:
-    """:meth:`Account.trade_to` for one account in one asset, with Python floats and the same
+    """``Account.trade_to`` for one account in one asset, with Python floats and the same
     operations in the same order (the single envs' fast path; a test proves they agree).
     Returns ``(target holding, cost, traded value)``."""
     tolerance = _TOLERANCE * equity

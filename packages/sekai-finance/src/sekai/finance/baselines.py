@@ -2,13 +2,13 @@
 observations ``(N, ...)`` in, a batch of actions out, so it drives a native vector env (or a
 single env, given a batch of one) at array speed.
 
-- :class:`BuyAndHold`: Trading-v0 long from the first bar; Portfolio-v0 equal weights once,
+- ``BuyAndHold``: Trading-v0 long from the first bar; Portfolio-v0 equal weights once,
   then the observed (drifted) weights as targets, so it trades only the float32 rounding of
   the observation: its wealth is within about 1e-8 of an exact buy-and-hold's.
-- :class:`EqualWeight`: Portfolio-v0 rebalanced to ``1 / n_assets`` of wealth in every asset
+- ``EqualWeight``: Portfolio-v0 rebalanced to ``1 / n_assets`` of wealth in every asset
   each step (the "1/N" portfolio of DeMiguel, Garlappi and Uppal, Rev. Financial Studies 2009).
-- :class:`AvellanedaStoikov`: MarketMaking-v0 quoted by Avellaneda and Stoikov's closed form.
-- :class:`TWAP` and :class:`AlmgrenChriss`: OptimalExecution-v0 traded evenly, or by Almgren and
+- ``AvellanedaStoikov``: MarketMaking-v0 quoted by Avellaneda and Stoikov's closed form.
+- ``TWAP`` and ``AlmgrenChriss``: OptimalExecution-v0 traded evenly, or by Almgren and
   Chriss's mean-variance optimal schedule.
 
 The ``for_env(env)`` constructors read the parameters from a single env or a native vector
@@ -30,7 +30,7 @@ __all__ = ["TWAP", "AlmgrenChriss", "AvellanedaStoikov", "BuyAndHold", "EqualWei
 
 class BuyAndHold:
     """Buy at the first step, then hold. ``action_space`` is the env's: ``Discrete`` (a
-    Trading-v0 position) or :class:`PortfolioWeights` (Portfolio-v0)."""
+    Trading-v0 position) or ``PortfolioWeights`` (Portfolio-v0)."""
 
     def __init__(self, action_space: Any) -> None:
         if not isinstance(action_space, Discrete | PortfolioWeights):

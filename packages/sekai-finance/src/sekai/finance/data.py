@@ -85,7 +85,7 @@ def load_csv(path: str | Path) -> Bars:
 
 
 def load_parquet(path: str | Path) -> Bars:
-    """Read bars from a Parquet file with the columns of :func:`load_csv`; needs pyarrow or
+    """Read bars from a Parquet file with the columns of ``load_csv``; needs pyarrow or
     pandas (``pip install pyarrow``)."""
     path = Path(path)
     try:

@@ -1,4 +1,4 @@
-"""LOBSTER message files: read, write, replay into an :class:`OrderBook`, and record a flow.
+"""LOBSTER message files: read, write, replay into an ``OrderBook``, and record a flow.
 
 A LOBSTER message file is a header-less CSV, one message a line: time (seconds after
 midnight), type, order id, size, price (dollars x 10,000), direction (1 buy order, -1 sell

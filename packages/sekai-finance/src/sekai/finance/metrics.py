@@ -1,6 +1,6 @@
 """Episode performance figures, accumulated with a few array operations per step.
 
-:class:`EpisodeMetrics` keeps O(num_envs) running sums; the finance envs (single and native
+``EpisodeMetrics`` keeps O(num_envs) running sums; the finance envs (single and native
 alike) update it every step and put the figures in the info of an episode's last step:
 
 - ``episode_return``: simple return of equity over the episode, ``exp(sum of log returns) - 1``;
@@ -74,9 +74,9 @@ class EpisodeMetrics:
 
 
 class ScalarEpisodeMetrics:
-    """:class:`EpisodeMetrics` of one env in Python floats, for single envs' scalar fast paths:
-    :meth:`update` does the same operations in the same order, and :meth:`summary` uses
-    :meth:`EpisodeMetrics.summary` itself, so the figures agree exactly."""
+    """``EpisodeMetrics`` of one env in Python floats, for single envs' scalar fast paths:
+    ``update`` does the same operations in the same order, and ``summary`` uses
+    ``EpisodeMetrics.summary`` itself, so the figures agree exactly."""
 
     def __init__(self) -> None:
         self.reset()

@@ -44,7 +44,7 @@ class Trade(NamedTuple):
 
 
 class Order(NamedTuple):
-    """A resting order as :meth:`OrderBook.order` reports it."""
+    """A resting order as ``OrderBook.order`` reports it."""
 
     order_id: int
     owner: int
@@ -55,7 +55,7 @@ class Order(NamedTuple):
 
 class OrderBook:
     """A price-time priority limit order book with partial fills, cancels, modifies, market
-    orders, self-trade prevention and a trade tape (:attr:`trades`).
+    orders, self-trade prevention and a trade tape (``trades``).
 
     ``self_trade``: when an owner's incoming order meets its own resting order,
     ``"cancel_resting"`` cancels the resting order and goes on matching; ``"cancel_incoming"``
@@ -233,7 +233,7 @@ class OrderBook:
 
     def modify(self, order_id: int, *, price: int | None = None, size: int | None = None) -> None:
         """Change a resting order. Reducing its size keeps its priority; a new price or a larger
-        size re-queues it behind the level (and may trade, as :meth:`add`), keeping its id."""
+        size re-queues it behind the level (and may trade, as ``add``), keeping its id."""
         order = self._live(order_id)
         new_price = order[_PRICE] if price is None else price
         new_size = order[_SIZE] if size is None else size

@@ -5,8 +5,7 @@ Every order of the flow is one lot. Limit orders arrive ``i`` ticks from the opp
 (``i = 1 .. D``) at the rate ``k / i**alpha`` per side; market orders arrive at the rate ``mu``
 per side; each resting public order at distance ``i`` is cancelled at the rate ``theta[i]``, so a
 level's cancellation rate is proportional to its queue. Rates are per unit of session time
-(seconds). The event sampler works on arrays with a leading book axis: the single env calls it
-for one book, the native vector env for many.
+(seconds).
 """
 
 from __future__ import annotations
@@ -69,10 +68,6 @@ class ContStoikovTalreja:
         return np.r_[limit, limit, self.market_rate, self.market_rate]
 
     @functools.cached_property
-    def _theta(self) -> NDArray[np.float64]:
-        return np.asarray(self.cancel_rates, np.float64)
-
-    @functools.cached_property
     def _fixed_rates_list(self) -> list[float]:
         return [float(rate) for rate in self._fixed_rates]
 
@@ -105,48 +100,24 @@ class FlowEvents:
         lengths = {len(getattr(self, name)) for name in ("time", "kind", "side", "price", "rank")}
         if len(lengths) != 1:
             raise ValueError(f"FlowEvents columns must have one length, got {sorted(lengths)}")
+        for name in ("kind", "side", "price", "rank"):  # int64 arrays, as the replay loops read
+            column = np.asarray(getattr(self, name))
+            if column.size and column.dtype.kind not in "iu":
+                raise TypeError(f"FlowEvents.{name} must hold integers, got {column.dtype}")
+            object.__setattr__(self, name, column.astype(np.int64))
+        object.__setattr__(self, "time", np.asarray(self.time, np.float64))
         if len(self.time) and (np.diff(self.time) < 0).any():
             raise ValueError("FlowEvents times must be in non-decreasing order")
+        for name, allowed in (("kind", (LIMIT, MARKET, CANCEL)), ("side", (BUY, SELL))):
+            bad = ~np.isin(getattr(self, name), allowed)
+            if bad.any():
+                value = getattr(self, name)[bad][0]
+                raise ValueError(f"FlowEvents.{name} values must be in {allowed}, got {value}")
+        if (self.rank < 0).any():
+            raise ValueError(f"FlowEvents.rank must be >= 0, got {self.rank[self.rank < 0][0]}")
 
     def __len__(self) -> int:
         return len(self.time)
-
-
-def sample_events(
-    model: ContStoikovTalreja,
-    rng: np.random.Generator,
-    bid_ref: NDArray[np.int64],
-    ask_ref: NDArray[np.int64],
-    public_bids: NDArray[np.int64],
-    public_asks: NDArray[np.int64],
-) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], Any]:
-    """The next event of each of m books: ``(waiting time, kind, side, price, rank)``.
-
-    ``bid_ref``/``ask_ref`` (m,) are the best quotes (the last ones seen, for an empty side);
-    ``public_bids[:, i]`` the public lots at ``ask_ref - 1 - i``, ``public_asks[:, i]`` at
-    ``bid_ref + 1 + i``. Draws one (m, 3) block of uniforms.
-    """
-    levels = model.levels
-    m = len(bid_ref)
-    fixed, theta = model._fixed_rates, model._theta
-    rates = np.empty((m, 4 * levels + 2))
-    rates[:, : 2 * levels + 2] = fixed
-    np.multiply(public_bids, theta, out=rates[:, 2 * levels + 2 : 3 * levels + 2])
-    np.multiply(public_asks, theta, out=rates[:, 3 * levels + 2 :])
-    cumulative = np.cumsum(rates, axis=1)
-    total = cumulative[:, -1]
-    u = rng.random((m, 3))
-    with np.errstate(divide="ignore"):
-        wait = -np.log1p(-u[:, 0]) / total  # inf when nothing can happen
-    choice = np.minimum((cumulative <= (u[:, 1] * total)[:, None]).sum(axis=1), 4 * levels + 1)
-
-    kind, side, distance = (table[choice] for table in _event_tables(levels))
-    price = np.where(kind == MARKET, -1, np.where(side == BUY, ask_ref, bid_ref) + distance)
-    level = np.abs(distance) - 1
-    rows = np.arange(m)
-    queue = np.where(side == BUY, public_bids[rows, level], public_asks[rows, level])
-    rank = np.where(kind == CANCEL, np.floor(u[:, 2] * queue).astype(np.int64), 0)
-    return wait, kind, side, price, rank
 
 
 def sample_event(
@@ -157,8 +128,13 @@ def sample_event(
     public_bids: list[int],
     public_asks: list[int],
 ) -> tuple[float, int, int, int, int]:
-    """:func:`sample_events` for one book in plain Python, for the single env's speed: the
-    same draws and the same floating-point operations, so the same event."""
+    """The next event of one book: ``(waiting time, kind, side, price, rank)``.
+
+    ``bid_ref``/``ask_ref`` are the best quotes (the last ones seen, for an empty side);
+    ``public_bids[i]`` the public lots at ``ask_ref - 1 - i``, ``public_asks[i]`` at
+    ``bid_ref + 1 + i``. Draws three uniforms. LimitOrderBookVecEnv's compiled flow makes the
+    same draws and floating-point operations, so it samples the same events.
+    """
     u0, u1, u2 = rng.random((1, 3))[0].tolist()
     cumulative = []
     total = 0.0

@@ -1,9 +1,9 @@
 """Pictures of finished episodes as PNG files, drawn with matplotlib (the ``plot`` extra:
 ``pip install "sekai-finance[plot]"``).
 
-:func:`episode_equity` runs one episode of a finance env with a batched policy (any of
-:mod:`sekai.finance.baselines`, or an agent's) and returns its equity curve;
-:func:`plot_episode` draws an agent's curve against the baselines'. A batch of episodes (a 2-D
+``episode_equity`` runs one episode of a finance env with a batched policy (any of
+``sekai.finance.baselines``, or an agent's) and returns its equity curve;
+``plot_episode`` draws an agent's curve against the baselines'. A batch of episodes (a 2-D
 array, one row per episode) is drawn as its mean with a band from its minimum to its maximum.
 """
 

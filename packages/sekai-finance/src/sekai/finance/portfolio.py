@@ -8,7 +8,7 @@ simulated step by step from the parameters ``mu`` and ``sigma`` (a year, per ass
 
 At decision bar ``t`` an env observes the last ``lookback`` log returns of every asset (ending at
 bar ``t``) and its current weights (drifted with the prices since its last trade), then chooses
-target weights (:class:`~sekai.finance.weights.PortfolioWeights`). The account trades to them at
+target weights (``PortfolioWeights``). The account trades to them at
 the bar's prices, sized on wealth net of the trade's cost; the reward is
 ``log(wealth[t+1] / wealth[t])``, net of costs.
 """

@@ -7,7 +7,7 @@ overrides the sampler for one episode.
 
 Vector envs give every sub-env ``sampler.spawn()``: a sampler without per-env state returns
 itself (one shared object, so a later change such as a curriculum widening the range reaches every
-sub-env); one with per-env state (:class:`SequentialStart`) returns a fresh copy.
+sub-env); one with per-env state (``SequentialStart``) returns a fresh copy.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = ["DateRange", "EpisodeSampler", "RandomStart", "SequentialStart", "res
 class EpisodeSampler:
     """Base class: chooses the first decision bar of each episode.
 
-    Subclasses implement :meth:`sample`. Override :meth:`spawn` to return a fresh copy when the
+    Subclasses implement ``sample``. Override ``spawn`` to return a fresh copy when the
     sampler keeps per-env state.
     """
 
@@ -89,7 +89,7 @@ class DateRange(EpisodeSampler):
     ``dates`` holds one timestamp per bar (e.g. ``Bars.dates``); ``start``/``end`` are anything
     ``numpy.datetime64`` accepts (``"2015-01-01"``), None for open-ended. Every bar an episode
     trades on falls in the range; its lookback window may reach earlier (past prices only).
-    ``inner`` picks among the allowed starts (default :class:`RandomStart`)::
+    ``inner`` picks among the allowed starts (default ``RandomStart``)::
 
         train = DateRange(bars.dates, end="2016-01-01")
         test = DateRange(bars.dates, start="2016-01-01", inner=SequentialStart())
@@ -140,8 +140,8 @@ class DateRange(EpisodeSampler):
 
 
 def resolve_sampler(sampler: EpisodeSampler | str | None) -> EpisodeSampler:
-    """The sampler an env uses for ``sampler=``: None or ``"random"`` -> :class:`RandomStart`,
-    ``"sequential"`` -> a new :class:`SequentialStart`, or an :class:`EpisodeSampler`."""
+    """The sampler an env uses for ``sampler=``: None or ``"random"`` -> ``RandomStart``,
+    ``"sequential"`` -> a new ``SequentialStart``, or an ``EpisodeSampler``."""
     if sampler is None or sampler == "random":
         return RandomStart()
     if sampler == "sequential":

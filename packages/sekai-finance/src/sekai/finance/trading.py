@@ -130,8 +130,8 @@ class TradingModel:
 
 
 class TradingModelOne:
-    """:class:`TradingModel` for one env in Python floats: the single env's fast path. Every
-    step does the operations of :class:`TradingModel` in the same order (a test proves the two
+    """``TradingModel`` for one env in Python floats: the single env's fast path. Every
+    step does the operations of ``TradingModel`` in the same order (a test proves the two
     agree exactly); a cost model is called on a ``(1, 1)`` array unless it has the scalar form
     ``cost_of_one``. State attributes are Python scalars."""
 
@@ -174,7 +174,7 @@ class TradingModelOne:
     def step(
         self, actions: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """The :class:`~sekai.envs.finance._single.MarketModel` form of :meth:`step_one`."""
+        """The ``MarketModel`` form of ``step_one``."""
         _, reward, terminated, truncated, info = self.step_one(actions[0])
         arrays = {key: np.array([value]) for key, value in info.items()}
         return np.array([reward]), np.array([terminated]), np.array([truncated]), arrays
@@ -252,7 +252,7 @@ def _cost_of_one(cost_model: Callable[[np.ndarray], np.ndarray], value: float) -
 
 
 def _check_one(action: Any, allow_short: bool) -> int:
-    """One action as an int position; the ValueError of :meth:`TradingModel._check`."""
+    """One action as an int position; the ValueError of ``TradingModel._check``."""
     low = -1 if allow_short else 0
     value = action.item() if isinstance(action, np.ndarray | np.generic) else action
     try:

@@ -1,10 +1,10 @@
 """``sekai bench``: the random-action throughput of an env, alone and under each vector backend.
 
-A measurement builds the env (with :func:`~sekai.vector.making.make_vec`, so every mode that
+A measurement builds the env (with ``make_vec``, so every mode that
 make_vec knows works here), samples a few batches of random actions up front, warms up, then
-times :data:`REPEATS` runs and keeps each run's env steps per second. ``--compare`` measures
+times ``REPEATS`` runs and keeps each run's env steps per second. ``--compare`` measures
 every backend at several numbers of sub-envs and prints the table of the Performance section of
-the vector docs. The command line in :mod:`sekai.cli` calls :func:`run`.
+the vector docs. The command line in ``sekai.cli`` calls ``run``.
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ def measure(
     seed: int,
     after_run: Callable[[], None] = lambda: None,
 ) -> Measurement:
-    """Warm up, then time :data:`REPEATS` runs of ``seconds / REPEATS`` each."""
+    """Warm up, then time ``REPEATS`` runs of ``seconds / REPEATS`` each."""
     env = _build(env_spec, backend, num_envs)
     try:
         step, env_steps_per_call = _random_stepper(env, backend, seed)
@@ -411,7 +411,7 @@ def _label_2_and_5(value: float, _: object) -> str:
 
 
 class _Progress:
-    """A tqdm bar on a terminal; plain lines (from :meth:`report`) whatever the output is."""
+    """A tqdm bar on a terminal; plain lines (from ``report``) whatever the output is."""
 
     def __init__(self, total: int, stream: TextIO | None = None) -> None:
         self._stream = stream or sys.stderr

@@ -11,7 +11,7 @@ from sekai.vector.base import AutoresetMode, VecEnv
 
 
 class _InProcessVecEnv(VecEnv):
-    """Holds the sub-envs as ``self.envs`` (one :class:`EnvGroup`) and reaches them directly."""
+    """Holds the sub-envs as ``self.envs`` (one ``EnvGroup``) and reaches them directly."""
 
     def __init__(
         self, env_fns: Iterable[Callable[[], Env[Any, Any]]], *, autoreset: AutoresetMode = True

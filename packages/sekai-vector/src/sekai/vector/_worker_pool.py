@@ -212,7 +212,7 @@ class WorkerPool:
     async def async_request(
         self, messages: list[bytes], after_restart: AfterRestart | None = None
     ) -> list[Any]:
-        """:meth:`request` that leaves the running event loop free while the workers work.
+        """``request`` that leaves the running event loop free while the workers work.
 
         One call at a time: a second call (async or not) made while this one awaits replies
         raises RuntimeError instead of taking them.
@@ -240,7 +240,7 @@ class WorkerPool:
 
     def _send(self, messages: list[bytes]) -> None:
         """Send each worker its message and count the reply it owes; a worker found dead here
-        is reported by :meth:`collect` after the others' replies are read."""
+        is reported by ``collect`` after the others' replies are read."""
         for handle, message in zip(self.handles, messages, strict=True):
             try:
                 handle.channel.send(message)
@@ -324,7 +324,7 @@ class WorkerPool:
         return results
 
     def _receive_in_time(self, handle: _Handle, deadline: float | None) -> tuple[str, Any]:
-        """:meth:`_receive`, raising the timeout error if the reply is not there in time."""
+        """``_receive``, raising the timeout error if the reply is not there in time."""
         try:
             return self._receive(handle, deadline)
         except _NoAnswer:
@@ -475,7 +475,7 @@ class _Waiter:
 
     The loop's reader callback on the socket resolves it; a loop without reader callbacks
     (Windows' ProactorEventLoop) runs the wait in its default executor instead, in slices, so
-    that the thread ends soon after :meth:`stop`.
+    that the thread ends soon after ``stop``.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, channel: Channel) -> None:

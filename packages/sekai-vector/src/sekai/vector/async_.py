@@ -19,9 +19,9 @@ class AsyncVecEnv(_InProcessVecEnv):
     """Await every sub-env's ``async_step``/``async_reset`` at once, in this process.
 
     For I/O-bound envs (live feeds, REST or websocket simulators): while one sub-env waits,
-    the others proceed. Inside a running event loop, use :meth:`async_reset` and
-    :meth:`async_step`; the blocking :meth:`reset`/:meth:`step` run a private event loop of
-    their own, created on first use and closed by :meth:`close`.
+    the others proceed. Inside a running event loop, use ``async_reset`` and
+    ``async_step``; the blocking ``reset``/``step`` run a private event loop of
+    their own, created on first use and closed by ``close``.
     """
 
     def __init__(

@@ -1,19 +1,19 @@
 """The toolkit every vector backend is built from, sekai's own and third-party ones.
 
-A backend subclasses :class:`~sekai.vector.VecEnv` and implements its hooks (see
-:mod:`sekai.vector.base`); what runs the sub-envs is the same everywhere:
+A backend subclasses ``VecEnv`` and implements its hooks (see
+``sekai.vector.base``); what runs the sub-envs is the same everywhere:
 
-- :func:`check_env_fns` validates the factories a backend is given;
-- :class:`EnvGroup` builds a contiguous slice of sub-envs (each through :func:`prepare_env`, which
+- ``check_env_fns`` validates the factories a backend is given;
+- ``EnvGroup`` builds a contiguous slice of sub-envs (each through ``prepare_env``, which
   applies the autoreset convention), keeps their ranks in the whole VecEnv, and resets, steps,
   reads, writes, calls and closes them. SyncVecEnv and AsyncVecEnv hold one group of every
   sub-env; a ProcVecEnv worker or a Ray actor holds one group of its slice;
-- :func:`check_same_spaces` refuses sub-envs whose spaces differ;
-- :func:`stack_reset_results` / :func:`stack_step_results` turn a list of per-env results into
+- ``check_same_spaces`` refuses sub-envs whose spaces differ;
+- ``stack_reset_results`` / ``stack_step_results`` turn a list of per-env results into
   the batch results.
 
 A backend registers itself for ``make_vec`` through the ``sekai_register_vectorization_modes``
-hook of :mod:`sekai.hookspecs`.
+hook of ``sekai.hookspecs``.
 """
 
 from __future__ import annotations
@@ -135,8 +135,8 @@ def _flag_arrays(
 class EnvGroup:
     """A contiguous slice of a VecEnv's sub-envs, ``first_rank`` onwards, run in turn.
 
-    Make it empty, then :meth:`build` its sub-envs. Every method works through the sub-envs in
-    rank order; while one runs, :attr:`rank` is its rank in the whole VecEnv, so a backend that
+    Make it empty, then ``build`` its sub-envs. Every method works through the sub-envs in
+    rank order; while one runs, ``rank`` is its rank in the whole VecEnv, so a backend that
     catches an exception knows which sub-env raised.
     """
 
@@ -146,10 +146,10 @@ class EnvGroup:
         self.rank = first_rank
 
     def build(self, env_fns: Iterable[EnvFactory], autoreset: AutoresetMode) -> None:
-        """Call every factory and :func:`prepare_env` its env.
+        """Call every factory and ``prepare_env`` its env.
 
         ValueError when two factories return the same env object; if a factory fails, the envs
-        built so far are closed and the error is raised, :attr:`rank` naming the failing sub-env.
+        built so far are closed and the error is raised, ``rank`` naming the failing sub-env.
         """
         _check_autoreset(autoreset)
         seen: set[int] = set()
@@ -191,7 +191,7 @@ class EnvGroup:
     async def async_reset(
         self, seeds: Sequence[int | None], options: Sequence[dict[str, Any] | None]
     ) -> list[ResetResult]:
-        """Await every sub-env's ``async_reset`` at once; see :meth:`async_step`."""
+        """Await every sub-env's ``async_reset`` at once; see ``async_step``."""
         return await _gather(
             env.async_reset(seed=seed, options=env_options)
             for env, seed, env_options in zip(self.envs, seeds, options, strict=True)

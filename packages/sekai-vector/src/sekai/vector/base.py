@@ -4,16 +4,16 @@ A backend (SyncVecEnv, AsyncVecEnv, ProcVecEnv) only says how its sub-envs are d
 implementing these hooks; the public methods validate their input, check ``closed`` and call them:
 
 - ``_reset_subenvs(seeds, options) -> VecResetResult``: ``seeds`` and ``options`` are lists with one
-  entry (int or None, dict or None) per sub-env, already derived by :meth:`VecEnv.reset`.
+  entry (int or None, dict or None) per sub-env, already derived by ``VecEnv.reset``.
 - ``_step_subenvs(actions) -> VecStepResult``: ``actions`` is a list of ``num_envs`` per-env
   actions.
 - ``_async_reset_subenvs`` / ``_async_step_subenvs``: awaitable versions; default to the above.
 - ``_get_attr(name) -> list``, ``_set_attr(name, values)`` (``values`` a list of ``num_envs``),
   ``_call(name, args, kwargs) -> list``: reach each sub-env through its wrapper stack.
-- ``_close()``: release the sub-envs; called once, by the first :meth:`VecEnv.close`.
+- ``_close()``: release the sub-envs; called once, by the first ``VecEnv.close``.
 
 Autoreset is not re-implemented per backend: every backend runs its sub-envs with the toolkit
-of :mod:`sekai.vector.backend` (an ``EnvGroup`` of prepared sub-envs, and the stacking of their
+of ``sekai.vector.backend`` (an ``EnvGroup`` of prepared sub-envs, and the stacking of their
 results), which applies the autoreset convention once for all.
 """
 
@@ -86,13 +86,13 @@ class VecEnv:
     async def async_reset(
         self, *, seed: SeedArg = None, options: OptionsArg = None
     ) -> VecResetResult:
-        """Awaitable :meth:`reset`; concurrent on backends whose sub-envs do I/O."""
+        """Awaitable ``reset``; concurrent on backends whose sub-envs do I/O."""
         self._check_open()
         seeds, per_env = self._child_seeds(seed), self._per_env_options(options)
         return await self._async_reset_subenvs(seeds, per_env)
 
     async def async_step(self, actions: Any) -> VecStepResult:
-        """Awaitable :meth:`step`; concurrent on backends whose sub-envs do I/O."""
+        """Awaitable ``step``; concurrent on backends whose sub-envs do I/O."""
         self._check_open()
         return await self._async_step_subenvs(self._split_actions(actions))
 
@@ -131,7 +131,7 @@ class VecEnv:
 
     @property
     def render_mode(self) -> str | None:
-        """The sub-envs' ``render_mode``: what :meth:`render` gives a frame of, unless a
+        """The sub-envs' ``render_mode``: what ``render`` gives a frame of, unless a
         subclass assigns its own."""
         if "_render_mode" in vars(self):
             return vars(self)["_render_mode"]  # type: ignore[no-any-return]
@@ -151,12 +151,12 @@ class VecEnv:
 
     @property
     def single_observation_space(self) -> Space[Any]:
-        """gymnasium's name for :attr:`observation_space`, one sub-env's space."""
+        """gymnasium's name for ``observation_space``, one sub-env's space."""
         return self.observation_space
 
     @property
     def single_action_space(self) -> Space[Any]:
-        """gymnasium's name for :attr:`action_space`, one sub-env's space."""
+        """gymnasium's name for ``action_space``, one sub-env's space."""
         return self.action_space
 
     @property

@@ -21,9 +21,9 @@ class VecEnvWorkerError(Exception):
     ``rank`` is the index of the failing sub-env, ``exc_type`` the name of the exception type
     (a str, since the type itself may not exist in this process) and ``remote_traceback`` the
     formatted traceback from where it happened, also chained as the ``__cause__`` so that it is
-    printed with the error (as :mod:`concurrent.futures` does).
+    printed with the error (as ``concurrent.futures`` does).
 
-    Use :func:`worker_error` to make one: when the sub-env raised a built-in exception (say
+    Use ``worker_error`` to make one: when the sub-env raised a built-in exception (say
     AttributeError), the error is also an instance of that type, so ``except AttributeError``
     catches it on a worker backend as it does on SyncVecEnv.
     """

@@ -32,7 +32,7 @@ def make_vec(
     or the name of a mode a plugin registered: ``"sync"``, ``"async"``, ``"proc"`` and any
     installed third-party backend (``sekai list --modes`` shows them). ``wrappers`` wrap each
     sub-env, ``vector_kwargs`` go to the VecEnv constructor and any other keyword argument to
-    :func:`sekai.make`. Each sub-env gets ``sampler.spawn()`` of a ``sampler`` argument that has
+    ``sekai.make``. Each sub-env gets ``sampler.spawn()`` of a ``sampler`` argument that has
     one. The result carries the registry entry, with these overrides, as ``vec.spec``.
     """
     backend = _backend(vectorization_mode)

@@ -42,7 +42,7 @@ class NativeVecEnv(RngMixin, VecEnv):
     ``infos[i]["elapsed_steps"]`` in each step's info, like the TimeLimit that make() adds to
     every sub-env of a SyncVecEnv. Every sub-env draws from the one generator ``self.rng``.
     A subclass that renders lists its modes in ``metadata``, sets ``render_mode`` and overrides
-    :meth:`render`, returning whatever suits it (a list of frames, one image of the batch).
+    ``render``, returning whatever suits it (a list of frames, one image of the batch).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}  # type: ignore[misc]

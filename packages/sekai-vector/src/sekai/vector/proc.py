@@ -54,7 +54,7 @@ class ProcVecEnv(VecEnv):
     each run an even share of the sub-envs. ``shared_memory``: None passes observations through
     shared memory when the observation space allows it, True requires it (TypeError otherwise),
     False never uses it. ``context`` is the multiprocessing start method; ``close_timeout`` how
-    many seconds :meth:`close` waits for the workers before terminating them. ``timeout``: None
+    many seconds ``close`` waits for the workers before terminating them. ``timeout``: None
     (wait as long as it takes) or how many seconds every call (reset, step, get_attr, ...) waits
     for the workers' replies (building the sub-envs at construction is not limited); a worker
     that has not answered by then is stopped and the call raises a VecEnvWorkerError that is
@@ -71,8 +71,8 @@ class ProcVecEnv(VecEnv):
     A sub-env's exception is raised here as VecEnvWorkerError (with the sub-env's ``rank``) after
     every worker has replied; the workers stay usable.
 
-    :meth:`async_reset` and :meth:`async_step` leave the event loop free while the workers
-    compute; a cancelled one leaves the workers in step, like a Ctrl-C during :meth:`step`.
+    ``async_reset`` and ``async_step`` leave the event loop free while the workers
+    compute; a cancelled one leaves the workers in step, like a Ctrl-C during ``step``.
     One call at a time: another call made while one awaits its replies raises RuntimeError.
     """
 

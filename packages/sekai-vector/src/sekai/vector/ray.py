@@ -1,7 +1,7 @@
 """RayVecEnv: sub-envs run in Ray actors, on one machine or across a Ray cluster.
 
 Each of ``num_workers`` actors holds a contiguous slice of the sub-envs in an
-:class:`~sekai.vector.backend.EnvGroup`, or, when the slice comes from ``make_vec`` for an env
+``EnvGroup``, or, when the slice comes from ``make_vec`` for an env
 with a native version, as one native vector env: a step is then one round trip per actor,
 whatever the number of sub-envs. Needs the ``ray`` extra (``pip install sekai-vector[ray]``).
 """

@@ -9,7 +9,7 @@ import numpy as np
 
 
 class VecResetResult(NamedTuple):
-    """What :meth:`VecEnv.reset` returns; unpacks as ``observations, infos = vec.reset()``."""
+    """What ``VecEnv.reset`` returns; unpacks as ``observations, infos = vec.reset()``."""
 
     observations: Any
     infos: Sequence[dict[str, Any]]
@@ -21,7 +21,7 @@ class VecResetResult(NamedTuple):
 
 
 class VecStepResult(NamedTuple):
-    """What :meth:`VecEnv.step` returns: one entry per sub-env in every field."""
+    """What ``VecEnv.step`` returns: one entry per sub-env in every field."""
 
     observations: Any
     rewards: np.ndarray

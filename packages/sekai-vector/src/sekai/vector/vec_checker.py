@@ -1,8 +1,8 @@
 """check_vec_env: does a VecEnv keep the vector contract? For backend and native-env authors.
 
-It plays for vector envs the role :func:`sekai.check_env` plays for single envs: it drives a
+It plays for vector envs the role ``sekai.check_env`` plays for single envs: it drives a
 VecEnv through the whole API (spaces, reset and step results, seeding, options, its autoreset
-mode, get/set_attr and call, close) and raises :class:`~sekai.env_checker.EnvCheckError` naming
+mode, get/set_attr and call, close) and raises ``EnvCheckError`` naming
 the first broken rule. ``sekai.testing`` wraps it for pytest.
 """
 

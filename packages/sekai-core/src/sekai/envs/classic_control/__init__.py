@@ -2,7 +2,7 @@
 
 Registered as ``CartPole-v1``, ``Pendulum-v1``, ``MountainCar-v0``, ``MountainCarContinuous-v0``
 and ``Acrobot-v1``. With ``render_mode="rgb_array"`` each draws gymnasium's picture of its
-state with NumPy alone.
+state with NumPy alone; ``render_mode="human"`` shows that picture in a pygame window.
 """
 
 from sekai.envs.classic_control.acrobot import AcrobotEnv

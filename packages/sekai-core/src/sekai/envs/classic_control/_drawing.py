@@ -1,4 +1,4 @@
-"""The classic-control pictures, drawn on a :class:`~sekai._raster.Canvas`.
+"""The classic-control pictures, drawn on a ``Canvas``.
 
 Each function draws one task's frame with the size, geometry and colours of gymnasium's
 renderer (its coordinates have y up, as here), and returns it as a uint8 array of shape

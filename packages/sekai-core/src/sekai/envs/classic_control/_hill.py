@@ -17,7 +17,7 @@ class Hill(Env[np.ndarray, ActType]):
     """A car on the hill ``sin(3 * position)``, under gravity, with a wall on the left.
 
     Subclasses set the action space, ``goal_position`` and the engine's push per step, and call
-    :meth:`_drive`. The position starts uniform in ``(low, high)``, by default ``(-0.6, -0.4)``,
+    ``_drive``. The position starts uniform in ``(low, high)``, by default ``(-0.6, -0.4)``,
     at rest; pass ``options={"low": ..., "high": ...}`` to ``reset`` to change it.
     """
 
@@ -27,7 +27,7 @@ class Hill(Env[np.ndarray, ActType]):
     gravity = 0.0025
     goal_position: float
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 30}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     state = FloatState("position", "velocity")
 
     def __init__(self, goal_velocity: float, render_mode: str | None = None) -> None:
@@ -46,12 +46,17 @@ class Hill(Env[np.ndarray, ActType]):
         self._set_rng(seed)
         low, high = uniform_bounds(options, -0.6, -0.4)
         self._state = (float(self.rng.uniform(low, high)), 0.0)
+        self._show_frame()
         return ResetResult(np.array(self._state, np.float32), {})
 
     def render(self) -> np.ndarray | None:
         """With ``render_mode="rgb_array"``, the car on the hill as a (400, 600, 3) uint8 image,
-        drawn as gymnasium draws it; None before the first reset or without a render mode."""
-        if self.render_mode is None or self._state is None:
+        drawn as gymnasium draws it (None before the first reset); with ``"human"`` the same
+        picture in a window, and None; None without a render mode."""
+        return self._render_frame()
+
+    def _frame(self) -> np.ndarray | None:
+        if self._state is None:
             return None
         return draw_mountain_car(
             self._state[0], self.min_position, self.max_position, self.goal_position, _height
@@ -70,6 +75,7 @@ class Hill(Env[np.ndarray, ActType]):
             velocity = 0.0  # an inelastic collision with the left wall
         self._state = (position, velocity)
         reached = position >= self.goal_position and velocity >= self.goal_velocity
+        self._show_frame()
         return np.array(self._state, np.float32), reached
 
 

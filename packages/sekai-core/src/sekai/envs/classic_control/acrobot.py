@@ -41,7 +41,7 @@ class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
 
     state = FloatState("theta1", "theta2", "theta1_dot", "theta2_dot")
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 15}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
 
     def __init__(self, render_mode: str | None = None) -> None:
         self._set_render_mode(render_mode)
@@ -56,6 +56,7 @@ class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
         self._set_rng(seed)
         low, high = uniform_bounds(options, -0.1, 0.1)
         self.state = self.rng.uniform(low, high, size=4).astype(np.float32).tolist()
+        self._show_frame()
         return ResetResult(self._observation(), {})
 
     def step(self, action: int | np.integer[Any]) -> StepResult:
@@ -72,12 +73,17 @@ class AcrobotEnv(Env[np.ndarray, int | np.integer[Any]]):
         theta1, theta2 = self._state[0], self._state[1]
         terminated = -math.cos(theta1) - math.cos(theta2 + theta1) > 1.0
         reward = 0.0 if terminated else -1.0
+        self._show_frame()
         return StepResult(self._observation(), reward, terminated, False, {})
 
     def render(self) -> np.ndarray | None:
         """With ``render_mode="rgb_array"``, the two links as a (500, 500, 3) uint8 image, drawn
-        as gymnasium draws them; None before the first reset or without a render mode."""
-        if self.render_mode is None or self._state is None:
+        as gymnasium draws them (None before the first reset); with ``"human"`` the same
+        picture in a window, and None; None without a render mode."""
+        return self._render_frame()
+
+    def _frame(self) -> np.ndarray | None:
+        if self._state is None:
             return None
         theta1, theta2 = self._state[0], self._state[1]
         return draw_acrobot(theta1, theta2, self.link_length_1, self.link_length_2)

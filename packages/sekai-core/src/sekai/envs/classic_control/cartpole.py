@@ -31,7 +31,7 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
     force_mag = 10.0
     tau = 0.02  # seconds per step (explicit Euler)
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 50}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
     state = FloatState("x", "x_dot", "theta", "theta_dot")
 
     def __init__(self, render_mode: str | None = None) -> None:
@@ -56,6 +56,7 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         low, high = uniform_bounds(options, -0.05, 0.05)
         self.state = self.rng.uniform(low, high, size=4).tolist()
         self._terminated = False
+        self._show_frame()
         return ResetResult(np.array(self._state, np.float32), {})
 
     def step(self, action: int | np.integer[Any]) -> StepResult:
@@ -91,12 +92,17 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         reward = 1.0
         if terminated:
             reward = self._terminal_reward()
+        self._show_frame()
         return StepResult(np.array(self._state, np.float32), reward, terminated, False, {})
 
     def render(self) -> np.ndarray | None:
         """With ``render_mode="rgb_array"``, the cart and pole as a (400, 600, 3) uint8 image,
-        drawn as gymnasium draws them; None before the first reset or without a render mode."""
-        if self.render_mode is None or self._state is None:
+        drawn as gymnasium draws them (None before the first reset); with ``"human"`` the same
+        picture in a window, and None; None without a render mode."""
+        return self._render_frame()
+
+    def _frame(self) -> np.ndarray | None:
+        if self._state is None:
             return None
         x, _, theta, _ = self._state
         return draw_cartpole(x, theta, self.x_threshold, self.length)

@@ -16,7 +16,7 @@ class MountainCarContinuousEnv(Hill[np.ndarray]):
     Observation: position and velocity (float32). Action: the throttle, shape (1,), clipped to
     [-1, 1]. Reward: 100 on reaching position 0.45 with velocity at least ``goal_velocity``
     (which terminates the episode), minus 0.1 * action^2 every step. Start states: see
-    :class:`Hill`.
+    ``Hill``.
 
     gymnasium keeps this env's state in float32; sekai computes in float64, so long trajectories
     agree to float32 precision rather than bit for bit.

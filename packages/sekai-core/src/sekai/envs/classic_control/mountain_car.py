@@ -17,7 +17,7 @@ class MountainCarEnv(Hill[int | np.integer[Any]]):
 
     Observation: position and velocity (float32). Action: 0 accelerates left, 1 does nothing,
     2 accelerates right. Reward: -1 per step. The episode terminates when the car reaches
-    position 0.5 with velocity at least ``goal_velocity``. Start states: see :class:`Hill`.
+    position 0.5 with velocity at least ``goal_velocity``. Start states: see ``Hill``.
     """
 
     goal_position = 0.5

@@ -29,7 +29,7 @@ class PendulumEnv(Env[np.ndarray, np.ndarray]):
     m = 1.0
     l = 1.0  # noqa: E741 - the pendulum's length, named as in the physics
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 30}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     state = FloatState("theta", "theta_dot")
 
     def __init__(self, g: float = 10.0, render_mode: str | None = None) -> None:
@@ -49,6 +49,7 @@ class PendulumEnv(Env[np.ndarray, np.ndarray]):
         high = np.array([bounds["x_init"], bounds["y_init"]])
         self.state = self.rng.uniform(-high, high).tolist()
         self.last_torque = None
+        self._show_frame()
         return ResetResult(self._observation(), {})
 
     def step(self, action: np.ndarray) -> StepResult:
@@ -65,13 +66,17 @@ class PendulumEnv(Env[np.ndarray, np.ndarray]):
         theta_acc = 3 * g / (2 * length) * math.sin(theta) + 3.0 / (m * length**2) * torque
         theta_dot = min(max(theta_dot + theta_acc * dt, -self.max_speed), self.max_speed)
         self._state = (theta + theta_dot * dt, theta_dot)
+        self._show_frame()
         return StepResult(self._observation(), -cost, False, False, {})
 
     def render(self) -> np.ndarray | None:
         """With ``render_mode="rgb_array"``, the pendulum as a (500, 500, 3) uint8 image, drawn
-        as gymnasium draws it, the last torque as an arrow; None before the first reset or
-        without a render mode."""
-        if self.render_mode is None or self._state is None:
+        as gymnasium draws it, the last torque as an arrow (None before the first reset); with
+        ``"human"`` the same picture in a window, and None; None without a render mode."""
+        return self._render_frame()
+
+    def _frame(self) -> np.ndarray | None:
+        if self._state is None:
             return None
         return draw_pendulum(self._state[0], self.last_torque)
 

@@ -20,7 +20,7 @@ from sekai.finance.samplers import EpisodeSampler, resolve_sampler
 class HistoryEnv(FinanceEnv):
     """Declares and checks ``prices``, ``lookback``, ``episode_length``, ``sampler``,
     ``transaction_cost``/``cost_model``, ``allow_short`` and ``periods_per_year``; a subclass
-    calls :meth:`_set_shared_parameters` first in its ``__init__`` and sets ``_prices``."""
+    calls ``_set_shared_parameters`` first in its ``__init__`` and sets ``_prices``."""
 
     parameters: ClassVar[tuple[str, ...]] = (
         "metadata",

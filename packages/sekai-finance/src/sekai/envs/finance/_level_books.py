@@ -1,79 +1,123 @@
-"""Many limit order books in array form, for LimitOrderBookVecEnv.
+"""Many limit order books in array form, and the compiled loops that move them, for
+LimitOrderBookVecEnv.
 
 Each book is a fixed array of lots per tick and side; the public (background) lots of a level
 are anonymous one-lot orders, and each trader's resting order carries its queue position: the
 public lots ahead of it (traders' orders ahead are found by their placement sequence). That is
-enough to reproduce price-time priority exactly for the one-lot public flow, with one array
-operation per quantity for all books. Every method takes ``rows``, the books an operation
-applies to (each at most once).
+enough to reproduce price-time priority exactly for the one-lot public flow. Events (the
+traders' instructions, the background flow) run in numba-compiled loops over books and events,
+one call per step; NumPy reads the arrays for views and values. numba is imported here, so only
+the vector env pays for it; ``cache=True`` compiles each kernel once per machine.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
+import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._lob_market import MarketConfig, TraderView
 from sekai.finance.order_book import BUY, SELL
+from sekai.finance.order_flow import (
+    CANCEL,
+    MARKET,
+    ContStoikovTalreja,
+    FlowEvents,
+    _event_tables,
+)
 
-Rows = NDArray[np.intp]
+# fields of a trader's resting order, the last axis of ``LevelBooks.orders``
+PRICE, SIZE, AHEAD, SEQ = range(4)  # tick (-1: none), lots, public lots ahead, placement number
 
 
 class LevelBooks:
-    """The books, the traders' resting orders and every participant's account."""
+    """The books, the traders' resting orders and every participant's account.
+
+    Accounts have one column per trader and a last one for the public (the background flow).
+    """
 
     def __init__(self, config: MarketConfig, num_books: int) -> None:
         self.config = config
         n, traders, ticks = num_books, config.n_traders, config.n_ticks
         self.n = n
-        self._rows = np.arange(n)[:, None]
-        self.volume = np.zeros((n, 2, ticks), np.int64)
-        self._volume_flat = self.volume.reshape(-1)  # a view: gathers by flat index are fast
-        depth = np.asarray(config.initial_depth, np.int64)
+        # Lots per (side, tick, book): the books' lots at one tick are neighbours in memory,
+        # and np.zeros maps pages lazily, so memory is touched only near the ticks the books
+        # reach (a fresh set of books costs little, however wide the grid).
+        self._lots = np.zeros((2, ticks, n), np.int64)
+        self._public_lots = np.zeros((2, ticks, n), np.int64)  # the public's lots alone
+        depth = np.asarray(config.initial_depth, np.int64)[:, None]
         first = config.first_bid
-        self.volume[:, BUY, first - np.arange(len(depth))] = depth
-        self.volume[:, SELL, first + 1 + np.arange(len(depth))] = depth
-        self.public = self.volume.copy()  # the public's lots alone
-        self._public_flat = self.public.reshape(-1)
+        for lots in (self._lots, self._public_lots):
+            lots[BUY, first - np.arange(len(depth))] = depth
+            lots[SELL, first + 1 + np.arange(len(depth))] = depth
         self.best = np.empty((n, 2), np.int64)  # best bid, best ask; -1 / ticks when empty
         self.best[:, BUY] = first
         self.best[:, SELL] = first + 1
         self.ref = self.best.copy()  # the last best of each side, for an empty side
-        self.order_price = np.full((n, 2, traders), -1, np.int64)  # -1: no order
-        self.order_size = np.zeros((n, 2, traders), np.int64)
-        self.order_public_ahead = np.zeros((n, 2, traders), np.int64)
-        self.order_seq = np.zeros((n, 2, traders), np.int64)
-        self._seq = 0
-        self.cash = np.full((n, traders), config.initial_cash)
-        self.inventory = np.zeros((n, traders), np.int64)
-        self.public_cash = np.zeros(n)
-        self.public_inventory = np.zeros(n, np.int64)
+        self.orders = np.zeros((n, 2, traders, 4), np.int64)
+        self.orders[..., PRICE] = -1
+        self.placed = np.zeros(n, np.int64)  # traders' orders placed so far, for queue order
+        self.accounts_cash = np.full((n, traders + 1), config.initial_cash)
+        self.accounts_cash[:, traders] = 0.0
+        self.accounts_inventory = np.zeros((n, traders + 1), np.int64)
         self.mid = np.full(n, config.initial_price)
+        self._levels: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+        self._tick_price = np.asarray(config.price(np.arange(ticks)), np.float64)
+        self._state = (
+            self._lots,
+            self._public_lots,
+            self.best,
+            self.ref,
+            self.orders,
+            self.placed,
+            self.accounts_cash,
+            self.accounts_inventory,
+            self._tick_price,
+        )
+
+    # -- views of the state -----------------------------------------------------------------
+    @property
+    def volume(self) -> NDArray[np.int64]:
+        """(n, 2, ticks) lots per book, side and tick."""
+        return self._lots.transpose(2, 0, 1)
+
+    @property
+    def public(self) -> NDArray[np.int64]:
+        """(n, 2, ticks) the public's lots per book, side and tick."""
+        return self._public_lots.transpose(2, 0, 1)
+
+    @property
+    def cash(self) -> NDArray[np.float64]:
+        """(n, T) the traders' cash."""
+        return self.accounts_cash[:, :-1]
+
+    @property
+    def inventory(self) -> NDArray[np.int64]:
+        """(n, T) the traders' lots."""
+        return self.accounts_inventory[:, :-1]
+
+    @property
+    def public_cash(self) -> NDArray[np.float64]:
+        return self.accounts_cash[:, -1]
+
+    @property
+    def public_inventory(self) -> NDArray[np.int64]:
+        return self.accounts_inventory[:, -1]
+
+    @property
+    def order_price(self) -> NDArray[np.int64]:
+        """(n, 2, T) each trader's resting tick per side, -1 for none."""
+        return self.orders[..., PRICE]
+
+    @property
+    def order_size(self) -> NDArray[np.int64]:
+        return self.orders[..., SIZE]
 
     # -- queries ----------------------------------------------------------------------------
-    def public_levels(self, rows: Rows, levels: int) -> tuple[NDArray[Any], NDArray[Any]]:
-        """Public lots on the D bid ticks below the ask reference and the D ask ticks above
-        the bid reference (as :func:`sekai.finance.order_flow.public_levels`)."""
-        distance = np.arange(1, levels + 1)
-        ticks = self.config.n_ticks
-        out = []
-        for side, prices in (
-            (BUY, self.ref[rows, SELL][:, None] - distance),
-            (SELL, self.ref[rows, BUY][:, None] + distance),
-        ):
-            inside = (prices >= 0) & (prices < ticks)
-            public = self._public_flat[self._at(rows[:, None], side, prices.clip(0, ticks - 1))]
-            out.append(np.where(inside, public, 0))
-        return out[0], out[1]
-
-    def update_refs(self, rows: Rows) -> None:
-        ticks = self.config.n_ticks
-        best = self.best[rows]
-        has = np.stack([best[:, BUY] >= 0, best[:, SELL] < ticks], axis=1)
-        self.ref[rows] = np.where(has, best, self.ref[rows])
-
     def values(self) -> NDArray[np.float64]:
         """Marked-to-market value of each trader (n, T) at the mid (the last one if a side
         is empty)."""
@@ -84,28 +128,19 @@ class LevelBooks:
 
     def view(self, trader: int, window: int) -> TraderView:
         """Trader ``trader``'s view of every book: the top levels within ``window`` ticks."""
-        levels = self.config.book_levels
-        sides = []
-        for side, step in ((BUY, -1), (SELL, 1)):
-            ticks = self.best[:, side][:, None] + step * np.arange(window)
-            inside = (ticks >= 0) & (ticks < self.config.n_ticks)
-            clipped = ticks.clip(0, self.config.n_ticks - 1)
-            volume = np.where(inside, self._volume_flat[self._at(self._rows, side, clipped)], 0)
-            filled = volume > 0
-            order = np.argsort(~filled, axis=1, kind="stable")[:, :levels]
-            present = np.take_along_axis(filled, order, axis=1)
-            sides.append(np.where(present, np.take_along_axis(ticks, order, axis=1), -1))
-            sides.append(np.where(present, np.take_along_axis(volume, order, axis=1), 0))
-        own = [
-            np.stack([self.order_price[:, side, trader], self.order_size[:, side, trader]], axis=1)
-            for side in (BUY, SELL)
-        ]
-        bid_prices, bid_volumes, ask_prices, ask_volumes = sides
+        if self._levels is None:  # the same for every trader until the next event
+            k = self.config.book_levels
+            prices = np.empty((2, self.n, k), np.int64)
+            volumes = np.empty((2, self.n, k), np.int64)
+            _top_levels(self._lots, self.best, window, prices, volumes)
+            self._levels = prices, volumes
+        prices, volumes = self._levels
+        own = [self.orders[:, side, trader, PRICE : SIZE + 1] for side in (BUY, SELL)]
         return TraderView(
-            bid_prices,
-            bid_volumes,
-            ask_prices,
-            ask_volumes,
+            prices[BUY],
+            volumes[BUY],
+            prices[SELL],
+            volumes[SELL],
             self.inventory[:, trader],
             self.cash[:, trader],
             own[0],
@@ -113,131 +148,325 @@ class LevelBooks:
         )
 
     # -- events -----------------------------------------------------------------------------
-    def add_public(self, rows: Rows, side: NDArray[Any], price: NDArray[Any]) -> None:
-        """One public lot at ``price``; one that crosses trades with the best opposite lot."""
-        ticks = self.config.n_ticks
-        ok = (price >= 0) & (price < ticks)
-        rows, side, price = rows[ok], side[ok], price[ok]
-        crosses = np.where(
-            side == BUY, price >= self.best[rows, SELL], price <= self.best[rows, BUY]
-        )
-        if crosses.any():
-            self.take(rows[crosses], side[crosses], -1)
-        rows, side, price = rows[~crosses], side[~crosses], price[~crosses]
-        at = self._at(rows, side, price)
-        self._volume_flat[at] += 1
-        self._public_flat[at] += 1
-        self._improve_best(rows, side, price)
-
-    def cancel_public(
-        self, rows: Rows, side: NDArray[Any], price: NDArray[Any], rank: NDArray[Any]
+    def execute(
+        self, trader: int, bid: NDArray[Any], ask: NDArray[Any], market: NDArray[Any]
     ) -> None:
-        """Cancel the ``rank``-th public lot of a level, where there is one."""
-        ticks = self.config.n_ticks
-        inside = (price >= 0) & (price < ticks)
-        rows, side, price, rank = rows[inside], side[inside], price[inside], rank[inside]
-        ok = rank < self._public_flat[self._at(rows, side, price)]
-        rows, side, price, rank = rows[ok], side[ok], price[ok], rank[ok]
-        at = self._at(rows, side, price)
-        self._volume_flat[at] -= 1
-        self._public_flat[at] -= 1
-        behind = (self.order_price[rows, side] == price[:, None]) & (
-            self.order_public_ahead[rows, side] > rank[:, None]
+        """Carry out trader ``trader``'s decoded decision in every book: bid/ask tick, -1 keep
+        or -2 cancel; market side or -1 (see ``MarketConfig.decode``)."""
+        self._levels = None
+        _execute(
+            self._state,
+            trader,
+            np.ascontiguousarray(bid, np.int64),
+            np.ascontiguousarray(ask, np.int64),
+            np.ascontiguousarray(market, np.int64),
+            self.config.order_size,
         )
-        self.order_public_ahead[rows, side] -= behind
-        self._after_removal(rows, side, price)
 
-    def take(self, rows: Rows, side: NDArray[Any], taker: int | NDArray[Any]) -> None:
-        """One lot of a market order (``side`` is the taker's) against the best opposite lot;
-        ``taker`` is a trader index or -1 for the public. Empty sides trade nothing."""
-        maker_side = 1 - side
-        price = self.best[rows, maker_side]
-        ok = (price >= 0) & (price < self.config.n_ticks)
-        rows, side, maker_side, price = rows[ok], side[ok], maker_side[ok], price[ok]
-        taker = np.broadcast_to(np.asarray(taker), ok.shape)[ok]
-        at_level = self.order_price[rows, maker_side] == price[:, None]  # (m, T)
-        sizes = np.where(at_level, self.order_size[rows, maker_side], 0)
-        seqs = self.order_seq[rows, maker_side]
-        earlier = seqs[:, None, :] < seqs[:, :, None]  # [m, t, u]: u placed before t
-        ahead = self.order_public_ahead[rows, maker_side] + (earlier * sizes[:, None, :]).sum(
-            axis=2
+    def run_flow(self, model: ContStoikovTalreja, rng: Any, start: float, until: float) -> int:
+        """Every book's live flow from ``start`` up to (not including) ``until``; returns how
+        many events were applied, summed over books."""
+        kind, side, distance = _event_tables(model.levels)
+        self._levels = None
+        # the state-free rates' running sum, as sample_event adds them; the kernel adds the
+        # cancel rates to it (scratch space: the kernels allocate nothing)
+        cumulative = np.zeros(len(distance))
+        fixed = list(itertools.accumulate(model._fixed_rates_list))
+        cumulative[: len(fixed)] = fixed
+        return int(
+            _run_flow(
+                self._state,
+                rng,
+                np.asarray(model.cancel_rates, np.float64),
+                kind,
+                side,
+                distance,
+                float(start),
+                float(until),
+                cumulative,
+                np.empty((2, model.levels), np.int64),
+            )
         )
-        front = at_level & (ahead == 0)  # a trader's order is first in the queue
-        trader_front = front.any(axis=1)
-        maker = np.where(trader_front, front.argmax(axis=1), -1)
-        fill = front.astype(np.int64)
-        self.order_size[rows, maker_side] -= fill
-        gone = at_level & (self.order_size[rows, maker_side] == 0)
-        self.order_price[rows, maker_side] = np.where(gone, -1, self.order_price[rows, maker_side])
-        public_first = ~trader_front
-        self.order_public_ahead[rows, maker_side] -= at_level & public_first[:, None]
-        at = self._at(rows, maker_side, price)
-        self._volume_flat[at] -= 1
-        self._public_flat[at] -= public_first
-        value = self.config.price(price)
-        buyer = np.where(side == BUY, taker, maker)
-        seller = np.where(side == BUY, maker, taker)
-        self._book(rows, buyer, 1, -value)
-        self._book(rows, seller, -1, value)
-        self._after_removal(rows, maker_side, price)
 
-    def place(self, rows: Rows, trader: int, side: int, price: NDArray[Any], size: int) -> None:
-        """Trader ``trader``'s new order (that does not cross) at the back of its level."""
-        sides = np.full(len(rows), side)
-        self.order_public_ahead[rows, side, trader] = self._public_flat[self._at(rows, side, price)]
-        self._volume_flat[self._at(rows, side, price)] += size
-        self.order_price[rows, side, trader] = price
-        self.order_size[rows, side, trader] = size
-        self._seq += 1
-        self.order_seq[rows, side, trader] = self._seq
-        self._improve_best(rows, sides, price)
-
-    def cancel_order(self, rows: Rows, trader: int, side: int) -> None:
-        """Cancel trader ``trader``'s resting order on ``side`` where there is one."""
-        rows = rows[self.order_price[rows, side, trader] >= 0]
-        price = self.order_price[rows, side, trader]
-        self._volume_flat[self._at(rows, side, price)] -= self.order_size[rows, side, trader]
-        self.order_price[rows, side, trader] = -1
-        self.order_size[rows, side, trader] = 0
-        self._after_removal(rows, np.full(len(rows), side), price)
-
-    # -- internals --------------------------------------------------------------------------
-    def _at(self, rows: Any, side: Any, price: Any) -> Any:
-        """Flat index of (book, side, tick) into ``volume``."""
-        return (rows * 2 + side) * self.config.n_ticks + price
-
-    def _book(self, rows: Rows, who: NDArray[Any], lots: int, cash: NDArray[Any]) -> None:
-        public = who < 0
-        self.public_inventory[rows[public]] += lots
-        self.public_cash[rows[public]] += cash[public]
-        trader_rows, traders = rows[~public], who[~public]
-        self.inventory[trader_rows, traders] += lots
-        self.cash[trader_rows, traders] += cash[~public]
-
-    def _improve_best(self, rows: Rows, side: NDArray[Any], price: NDArray[Any]) -> None:
-        best = self.best[rows, side]
-        better = np.where(side == BUY, price > best, price < best)
-        self.best[rows[better], side[better]] = price[better]
-
-    def _after_removal(self, rows: Rows, side: NDArray[Any], price: NDArray[Any]) -> None:
-        """Move the best of books whose best level just emptied."""
-        emptied = (self._volume_flat[self._at(rows, side, price)] == 0) & (
-            self.best[rows, side] == price
+    def replay(self, flow: FlowEvents, first: int, stop: int) -> None:
+        """Events ``first`` up to ``stop`` of a given flow, in every book."""
+        self._levels = None
+        _replay(
+            self._state,
+            np.ascontiguousarray(flow.kind, np.int64),
+            np.ascontiguousarray(flow.side, np.int64),
+            np.ascontiguousarray(flow.price, np.int64),
+            np.ascontiguousarray(flow.rank, np.int64),
+            first,
+            stop,
         )
-        if not emptied.any():
-            return
-        rows, side = rows[emptied], side[emptied]
-        ticks = self.config.n_ticks
-        filled = self.volume[rows, side] > 0  # (m, ticks)
-        highest_bid = ticks - 1 - np.argmax(filled[:, ::-1], axis=1)
-        lowest_ask = np.argmax(filled, axis=1)
-        any_left = filled.any(axis=1)
-        self.best[rows, side] = np.where(
-            side == BUY,
-            np.where(any_left, highest_bid, -1),
-            np.where(any_left, lowest_ask, ticks),
-        )
+
+
+# -- compiled kernels: one book ``b`` at a time ------------------------------------------------
+# ``state`` is LevelBooks._state: lots and public lots (side, tick, book), best, ref, orders,
+# placed, cash, inventory, tick_price. Owners are trader columns; the public is the last column
+# of the accounts.
+# Reference counting off (``_nrt=False``, an option of numba's CPU target that its typing
+# stubs leave out): the kernels only index arrays the caller owns and allocate nothing, and the
+# counting numba adds around every array passed to a helper otherwise doubles the time per
+# event. Small helpers are inlined into the loops that call them.
+_jit = numba.njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+_inline = numba.njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+
+
+@_inline
+def _public(state: Any) -> int:
+    """The public's account column: the one after the traders'."""
+    return state[4].shape[2]
+
+
+@_inline
+def _improve_best(best: Any, b: int, side: int, price: int) -> None:
+    if (price > best[b, side]) if side == BUY else (price < best[b, side]):
+        best[b, side] = price
+
+
+@_inline
+def _after_removal(volume: Any, best: Any, b: int, side: int, price: int) -> None:
+    """Move the best of a side whose best level just emptied to the next filled tick."""
+    if volume[side, price, b] != 0 or best[b, side] != price:
+        return
+    ticks = volume.shape[1]
+    if side == BUY:
+        price -= 1
+        while price >= 0 and volume[BUY, price, b] == 0:
+            price -= 1
+    else:
+        price += 1
+        while price < ticks and volume[SELL, price, b] == 0:
+            price += 1
+    best[b, side] = price  # -1 / ticks: the side is empty
+
+
+@_jit
+def _take(state: Any, b: int, side: int, taker: int) -> None:
+    """One lot of a market order (``side`` is the taker's) against the first lot of the best
+    opposite level; an empty side trades nothing."""
+    volume, public, best, _, orders, _, cash, inventory, tick_price = state
+    maker_side = 1 - side
+    price = best[b, maker_side]
+    if price < 0 or price >= volume.shape[1]:
+        return
+    traders = orders.shape[2]
+    maker = traders  # the public, unless a trader's order is first in the queue
+    for u in range(traders):
+        if orders[b, maker_side, u, PRICE] != price:
+            continue
+        ahead = orders[b, maker_side, u, AHEAD]
+        for v in range(traders):
+            if (
+                orders[b, maker_side, v, PRICE] == price
+                and orders[b, maker_side, v, SEQ] < orders[b, maker_side, u, SEQ]
+            ):
+                ahead += orders[b, maker_side, v, SIZE]
+        if ahead == 0:
+            maker = u
+            break
+    if maker < traders:
+        orders[b, maker_side, maker, SIZE] -= 1
+        if orders[b, maker_side, maker, SIZE] == 0:
+            orders[b, maker_side, maker, PRICE] = -1
+    else:
+        for u in range(traders):
+            if orders[b, maker_side, u, PRICE] == price:
+                orders[b, maker_side, u, AHEAD] -= 1
+        public[maker_side, price, b] -= 1
+    volume[maker_side, price, b] -= 1
+    value = tick_price[price]
+    buyer, seller = (taker, maker) if side == BUY else (maker, taker)
+    inventory[b, buyer] += 1
+    cash[b, buyer] -= value
+    inventory[b, seller] -= 1
+    cash[b, seller] += value
+    _after_removal(volume, best, b, maker_side, price)
+
+
+@_inline
+def _rest_public(state: Any, b: int, side: int, price: int) -> bool:
+    """One public lot resting at ``price`` unless it is off the grid; False if it crosses
+    (then it takes the best opposite lot instead: see :func:`_apply`)."""
+    volume, public, best = state[0], state[1], state[2]
+    if price < 0 or price >= volume.shape[1]:
+        return True
+    if price >= best[b, SELL] if side == BUY else price <= best[b, BUY]:
+        return False
+    volume[side, price, b] += 1
+    public[side, price, b] += 1
+    _improve_best(best, b, side, price)
+    return True
+
+
+@_inline
+def _cancel_public(state: Any, b: int, side: int, price: int, rank: int) -> None:
+    """Cancel the ``rank``-th public lot of a level, where there is one."""
+    volume, public, best, orders = state[0], state[1], state[2], state[4]
+    if price < 0 or price >= volume.shape[1] or rank >= public[side, price, b]:
+        return
+    volume[side, price, b] -= 1
+    public[side, price, b] -= 1
+    for u in range(orders.shape[2]):
+        if orders[b, side, u, PRICE] == price and orders[b, side, u, AHEAD] > rank:
+            orders[b, side, u, AHEAD] -= 1
+    _after_removal(volume, best, b, side, price)
+
+
+@_inline
+def _apply(state: Any, b: int, kind: int, side: int, price: int, rank: int) -> None:
+    """One flow event in book ``b``: a limit order that crosses and a market order both take
+    one lot (one call site, so the compiled loops hold one copy of :func:`_take`)."""
+    if kind == CANCEL:
+        _cancel_public(state, b, side, price, rank)
+    elif kind == MARKET or not _rest_public(state, b, side, price):
+        _take(state, b, side, _public(state))
+
+
+@_inline
+def _cancel_order(state: Any, b: int, trader: int, side: int) -> None:
+    """Cancel trader ``trader``'s resting order on ``side`` if there is one."""
+    volume, best, orders = state[0], state[2], state[4]
+    price = orders[b, side, trader, PRICE]
+    if price < 0:
+        return
+    volume[side, price, b] -= orders[b, side, trader, SIZE]
+    orders[b, side, trader, PRICE] = -1
+    orders[b, side, trader, SIZE] = 0
+    _after_removal(volume, best, b, side, price)
+
+
+@_inline
+def _place(state: Any, b: int, trader: int, side: int, price: int, size: int) -> None:
+    """Trader ``trader``'s new order (that does not cross) at the back of its level."""
+    volume, public, best, orders, placed = state[0], state[1], state[2], state[4], state[5]
+    orders[b, side, trader, AHEAD] = public[side, price, b]
+    volume[side, price, b] += size
+    orders[b, side, trader, PRICE] = price
+    orders[b, side, trader, SIZE] = size
+    placed[b] += 1
+    orders[b, side, trader, SEQ] = placed[b]
+    _improve_best(best, b, side, price)
+
+
+@_jit
+def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int) -> None:
+    """Trader ``trader``'s decisions in every book, as LimitOrderBookMarket carries them out:
+    a new quote replaces the resting one (one already at that tick keeps its place); post-only,
+    a quote that would cross is dropped; a market order first cancels the trader's own opposite
+    quote (self-trade prevention)."""
+    best, orders = state[2], state[4]
+    for b in range(len(bid)):
+        for side in range(2):
+            instruction = bid[b] if side == BUY else ask[b]
+            if instruction == -1 or instruction == orders[b, side, trader, PRICE]:
+                continue
+            _cancel_order(state, b, trader, side)
+            if instruction >= 0:
+                crosses = (
+                    instruction >= best[b, SELL] if side == BUY else instruction <= best[b, BUY]
+                )
+                if not crosses:
+                    _place(state, b, trader, side, instruction, size)
+        if market[b] >= 0:
+            _cancel_order(state, b, trader, 1 - market[b])
+            for _ in range(size):
+                _take(state, b, market[b], trader)
+
+
+@_jit
+def _run_flow(
+    state: Any,
+    rng: Any,
+    theta: Any,
+    kinds: Any,
+    sides: Any,
+    distances: Any,
+    start: float,
+    until: float,
+    cumulative: Any,
+    queues: Any,
+) -> int:
+    """Each book's live flow from ``start`` to ``until``, book after book: the same draws and
+    floating-point operations as :func:`sekai.finance.order_flow.sample_event`, so the same
+    events as the single env given the same generator. ``cumulative`` (4D + 2,) starts with
+    the running sum of the 2D + 2 state-free rates; it and ``queues`` (2, D) are scratch."""
+    volume, public, best, ref = state[0], state[1], state[2], state[3]
+    ticks = volume.shape[1]
+    levels = len(theta)
+    events = len(kinds)
+    fixed = events - 2 * levels
+    fixed_total = cumulative[fixed - 1]
+    applied = 0
+    for b in range(volume.shape[2]):
+        clock = start
+        while True:
+            if best[b, BUY] >= 0:
+                ref[b, BUY] = best[b, BUY]
+            if best[b, SELL] < ticks:
+                ref[b, SELL] = best[b, SELL]
+            for i in range(levels):  # public lots 1 .. D ticks from the opposite reference
+                price = ref[b, SELL] - 1 - i
+                queues[BUY, i] = public[BUY, price, b] if 0 <= price < ticks else 0
+                price = ref[b, BUY] + 1 + i
+                queues[SELL, i] = public[SELL, price, b] if 0 <= price < ticks else 0
+            u0, u1, u2 = rng.random(), rng.random(), rng.random()
+            total = fixed_total
+            k = fixed
+            for side in range(2):
+                for i in range(levels):
+                    total += queues[side, i] * theta[i]
+                    cumulative[k] = total
+                    k += 1
+            clock += -math.log1p(-u0) / total if total > 0 else math.inf
+            if clock >= until:
+                break
+            threshold = u1 * total  # the event: the first whose running sum exceeds it
+            choice = 0 if threshold < fixed_total else fixed
+            while choice < events - 1 and cumulative[choice] <= threshold:
+                choice += 1
+            kind, side, distance = kinds[choice], sides[choice], distances[choice]
+            price, rank = -1, 0
+            if kind != MARKET:
+                price = (ref[b, SELL] if side == BUY else ref[b, BUY]) + distance
+            if kind == CANCEL:
+                rank = math.floor(u2 * queues[side, abs(distance) - 1])
+            _apply(state, b, kind, side, price, rank)
+            applied += 1
+    return applied
+
+
+@_jit
+def _top_levels(volume: Any, best: Any, window: int, prices: Any, volumes: Any) -> None:
+    """(2, n, K) ticks and lots of each side's first K filled levels within ``window`` ticks of
+    its best, best first; tick -1 and 0 lots past the last one."""
+    ticks = volume.shape[1]
+    for side in range(2):
+        step = -1 if side == BUY else 1
+        for b in range(volume.shape[2]):
+            k = 0
+            price = best[b, side]
+            for _ in range(window):
+                if k == prices.shape[2] or price < 0 or price >= ticks:
+                    break
+                if volume[side, price, b] > 0:
+                    prices[side, b, k] = price
+                    volumes[side, b, k] = volume[side, price, b]
+                    k += 1
+                price += step
+            prices[side, b, k:] = -1
+            volumes[side, b, k:] = 0
+
+
+@_jit
+def _replay(
+    state: Any, kinds: Any, sides: Any, prices: Any, ranks: Any, first: int, stop: int
+) -> None:
+    for b in range(state[0].shape[2]):
+        for j in range(first, stop):
+            _apply(state, b, kinds[j], sides[j], prices[j], ranks[j])
 
 
 __all__ = ["LevelBooks"]
-_ = SELL

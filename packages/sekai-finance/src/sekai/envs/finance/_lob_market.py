@@ -83,6 +83,12 @@ class MarketConfig:
             raise TypeError(
                 f"flow must be a ContStoikovTalreja model or FlowEvents, got {type(flow).__name__}"
             )
+        levels, n_ticks = len(flow.initial_depth), kwargs["n_ticks"]
+        if n_ticks < 2 * levels + 1:  # the opening book: `levels` ticks a side of n_ticks // 2
+            raise ValueError(
+                f"n_ticks must be at least {2 * levels + 1} to hold the flow's opening book "
+                f"({levels} levels a side), got {n_ticks}"
+            )
         times, due = _schedule(intervals, float(kwargs["session_length"]))
         return cls(
             n_traders=n_traders,

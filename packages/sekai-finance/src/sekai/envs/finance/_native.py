@@ -32,7 +32,7 @@ class FinanceVecEnv(NativeVecEnv):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.metadata = dict(cls.env_class.metadata)  # the render modes of its env
+        cls.metadata = vec_metadata(cls.env_class.metadata)
         for name in cls.env_class.state_attributes:
             if name not in cls.__dict__:
                 setattr(cls, name, property(_state_array(name), doc=f"Every sub-env's {name}."))
@@ -45,6 +45,7 @@ class FinanceVecEnv(NativeVecEnv):
         autoreset: bool | str = True,
         **kwargs: Any,
     ) -> None:
+        check_vec_render_mode(self, kwargs.get("render_mode"))
         template = self.env_class(**kwargs)
         super().__init__(
             num_envs,
@@ -105,7 +106,7 @@ class FinanceVecEnv(NativeVecEnv):
 
     def set_attr(self, name: str, value: Any) -> None:
         """Parameters: one value for every sub-env (a list of ``num_envs`` equal values is one
-        value); anything else as :meth:`NativeVecEnv.set_attr`."""
+        value); anything else as ``NativeVecEnv.set_attr``."""
         self._check_open()
         if name not in self.env_class.parameters:
             super().set_attr(name, value)
@@ -126,6 +127,23 @@ class FinanceVecEnv(NativeVecEnv):
         if name in self.env_class.parameters:
             return [getattr(self.template, name)] * self.num_envs
         return super()._get_attr(name)
+
+
+def vec_metadata(env_metadata: dict[str, Any]) -> dict[str, Any]:
+    """A native vector env's metadata: its env's, but for ``"human"``: one window cannot show
+    a frame per sub-env."""
+    modes = [mode for mode in env_metadata["render_modes"] if mode != "human"]
+    return {**env_metadata, "render_modes": modes}
+
+
+def check_vec_render_mode(vec: Any, render_mode: str | None) -> None:
+    """ValueError for ``render_mode="human"``, which the single env has and ``vec`` has not
+    (the single env rejects every other unknown mode)."""
+    if render_mode == "human":
+        raise ValueError(
+            f"{type(vec).__name__} has no window: render_mode must be None or one of "
+            f"{vec.metadata['render_modes']}, got 'human'"
+        )
 
 
 def _state_array(name: str) -> Callable[[FinanceVecEnv], np.ndarray]:

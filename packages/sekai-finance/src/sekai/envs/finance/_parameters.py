@@ -72,7 +72,7 @@ def check_float(name: str, value: Any, minimum: float = -math.inf) -> float:
 
 
 def check_cost_model(value: Any) -> CostModel:
-    """A cost model is any callable (see :mod:`sekai.finance.costs`)."""
+    """A cost model is any callable (see ``sekai.finance.costs``)."""
     if not callable(value):
         raise ValueError(
             "cost_model must be a callable mapping traded values (num_envs, n_assets) to costs "

@@ -1,7 +1,7 @@
 """Frames of a finance episode for ``render_mode="rgb_array"``, drawn with sekai's NumPy canvas.
 
-A single finance env, or each sub-env of its native vector env, keeps an :class:`EpisodeTrace`
-of the state attributes its :class:`Picture` names, one row per reset or step, and draws it as
+A single finance env, or each sub-env of its native vector env, keeps an ``EpisodeTrace``
+of the state attributes its ``Picture`` names, one row per reset or step, and draws it as
 three stacked charts: the price (a line per asset) with the trades marked where the holding
 changes (green buys, red sells), the equity curve against its starting level, and the holding
 (position, inventory or shares left as bars; portfolio weights as a line per asset and cash).
@@ -86,6 +86,19 @@ class EpisodeTrace:
             _draw_lines(middle, steps, equity, _PALETTE)
         lower = Plot(canvas, (40, top + 305, 590, top + 380), x_range, _span(holding, zero=True))
         _draw_holding(lower, steps, holding)
+
+
+def draw_market(
+    trace: EpisodeTrace, bids: list[tuple[float, int]], asks: list[tuple[float, int]], tick: float
+) -> np.ndarray | None:
+    """A limit order book market's frame, ``(HEIGHT + 120, WIDTH, 3)``: the book's levels
+    (price, lots) above the session so far; None before a reset."""
+    if not trace.rows:
+        return None
+    canvas = Canvas(WIDTH, HEIGHT + 120)
+    draw_book(canvas, 10, bids, asks, tick)
+    trace.draw_on(canvas, 130)
+    return canvas.to_array()
 
 
 def draw_book(

@@ -49,16 +49,20 @@ class FinanceEnv(Env[np.ndarray, Any]):
     """Base of the single finance envs.
 
     Subclasses declare ``parameters`` (every parameter name; read-only ones as
-    :class:`ReadOnly`, changeable ones as :class:`Parameter`) and ``state_attributes`` (names
+    ``ReadOnly``, changeable ones as ``Parameter``) and ``state_attributes`` (names
     of the model's state arrays with a leading N axis, exposed read-only as env 0's row), set
     their parameters and spaces, then call ``super().__init__(render_mode)``, and implement
-    :meth:`_make_model`.
-    ``render_mode="ansi"`` makes :meth:`render` return one line describing the last step;
+    ``_make_model``.
+    ``render_mode="ansi"`` makes ``render`` return one line describing the last step;
     ``render_mode="rgb_array"`` a frame of the episode so far, showing the state attributes
-    the subclass's ``picture`` names.
+    the subclass's ``picture`` names; ``render_mode="human"`` shows that frame in a window
+    after the reset and each step.
     """
 
-    metadata = ReadOnly("it describes the env class", {"render_modes": ["ansi", "rgb_array"]})  # type: ignore[assignment]
+    metadata = ReadOnly(  # type: ignore[assignment]
+        "it describes the env class",
+        {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 30},
+    )
     parameters: ClassVar[tuple[str, ...]] = ("metadata",)
     state_attributes: ClassVar[tuple[str, ...]] = ()
     picture: ClassVar[Picture]
@@ -72,7 +76,8 @@ class FinanceEnv(Env[np.ndarray, Any]):
     def __init__(self, render_mode: str | None = None) -> None:
         self._set_render_mode(render_mode)
         self._model = self._make_one_model()
-        self._trace = EpisodeTrace(self.picture) if render_mode == "rgb_array" else None
+        draws = render_mode in ("human", "rgb_array")
+        self._trace = EpisodeTrace(self.picture) if draws else None
         self._last: ResetResult | StepResult = ResetResult(None, {})
         self._indices = np.zeros(1, dtype=np.int64)
 
@@ -95,6 +100,7 @@ class FinanceEnv(Env[np.ndarray, Any]):
         self._last = ResetResult(self._model.observe()[0], info)
         if self._trace is not None:
             self._trace.start(self._state)
+            self._show_frame()
         return self._last
 
     def step(self, action: Any) -> StepResult:
@@ -109,17 +115,21 @@ class FinanceEnv(Env[np.ndarray, Any]):
         self._last = result
         if self._trace is not None:
             self._trace.record(self._state)
+            self._show_frame()
         return result
 
     def _state(self, name: str) -> Any:
         return getattr(self, name)
 
+    def _frame(self) -> np.ndarray | None:
+        return None if self._trace is None else self._trace.draw()
+
     def render(self) -> str | np.ndarray | None:
         """``render_mode="ansi"``: one line with the last step's figures; ``"rgb_array"``: the
-        episode so far as a (400, 600, 3) uint8 image (None before the first reset); else
-        None."""
+        episode so far as a (400, 600, 3) uint8 image (None before the first reset);
+        ``"human"``: that image in a window, and None; else None."""
         if self._trace is not None:
-            return self._trace.draw()
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         last = self._last

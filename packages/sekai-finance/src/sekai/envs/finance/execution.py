@@ -22,7 +22,7 @@ from sekai.spaces import Box
 class OptimalExecutionEnv(FinanceEnv):
     """Liquidate (``side="sell"``) or acquire (``side="buy"``) a block of ``shares`` in
     ``episode_length`` steps, paying temporary and permanent price impact; see
-    :mod:`sekai.finance.execution` for the model (Almgren and Chriss, 2000).
+    ``sekai.finance.execution`` for the model (Almgren and Chriss, 2000).
 
     Parameters (the defaults are the paper's example; money in dollars, time in days):
 

@@ -8,7 +8,7 @@ from sekai.envs.finance.execution import OptimalExecutionEnv
 
 class OptimalExecutionVecEnv(FinanceVecEnv):
     """``num_envs`` OptimalExecution-v0 traders stepped together. Takes
-    :class:`~sekai.envs.finance.execution.OptimalExecutionEnv`'s keyword arguments plus
+    ``OptimalExecutionEnv``'s keyword arguments plus
     ``max_episode_steps`` and ``autoreset``; the parameters live on ``vec.template``."""
 
     env_class = OptimalExecutionEnv

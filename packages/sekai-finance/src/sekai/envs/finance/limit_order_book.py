@@ -1,8 +1,8 @@
 """LimitOrderBookMarket: several traders on their own clocks in one limit order book.
 
-The book is :class:`sekai.finance.OrderBook`; between decisions the Cont-Stoikov-Talreja flow
-(or a given :class:`FlowEvents` stream) moves it. The parts the native vector version shares
-(parameters, schedule, action decoding, masks, observations) live in :mod:`._lob_market`.
+The book is ``sekai.finance.OrderBook``; between decisions the Cont-Stoikov-Talreja flow
+(or a given ``FlowEvents`` stream) moves it. The parts the native vector version shares
+(parameters, schedule, action decoding, masks, observations) live in ``._lob_market``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sekai._raster import Canvas
 from sekai.envs.finance._lob_market import (
     DEPTH_WINDOW,
     MarketConfig,
@@ -19,7 +18,7 @@ from sekai.envs.finance._lob_market import (
     action_space_for,
     observation_space_for,
 )
-from sekai.envs.finance._pictures import HEIGHT, WIDTH, EpisodeTrace, Picture, draw_book
+from sekai.envs.finance._pictures import EpisodeTrace, Picture, draw_market
 from sekai.finance.order_book import BUY, PUBLIC, SELL, OrderBook
 from sekai.finance.order_flow import (
     ContStoikovTalreja,
@@ -43,7 +42,10 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
     (0 none, 1 buy, 2 sell), each for ``order_size`` lots. See docs/limit-order-book.md.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"]}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 30,
+    }
     picture = Picture(price="mid_price", equity="values", holding="inventory")
 
     def __init__(
@@ -75,11 +77,9 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             initial_cash=initial_cash,
             book_levels=book_levels,
         )
-        modes = self.metadata["render_modes"]
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
-        self.render_mode = render_mode
-        self._trace = EpisodeTrace(self.picture) if render_mode == "rgb_array" else None
+        self._set_render_mode(render_mode)
+        draws = render_mode in ("human", "rgb_array")
+        self._trace = EpisodeTrace(self.picture) if draws else None
         self.possible_agents = [f"trader_{i}" for i in range(self.config.n_traders)]
         self.agents = []
         self.observation_spaces = {
@@ -114,6 +114,7 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         observations = {self.possible_agents[i]: self._observe(i) for i in due}
         if self._trace is not None:
             self._trace.start(self._state)
+            self._show_frame()
         return MAResetResult(observations, {a: self._info(0) for a in observations})
 
     def step(self, actions: dict[str, Any]) -> MAStepResult:
@@ -142,6 +143,7 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             self.agents = []
         if self._trace is not None:
             self._trace.record(self._state)
+            self._show_frame()
         return MAStepResult(observations, rewards, flags, dict.fromkeys(flags, False), info)
 
     def action_mask(self, agent: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -348,10 +350,10 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: the book's levels and the last trades as text; ``"rgb_array"``: a
         (520, 600, 3) uint8 image of the book (volume by price, bids green, asks red) above the
-        session so far (the mid price, each trader's marked value and inventory); None before
-        the first reset or without a render mode."""
+        session so far (the mid price, each trader's marked value and inventory), None before
+        the first reset; ``"human"``: that image in a window, and None; else None."""
         if self._trace is not None:
-            return self._draw()
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         price = self.config.price
@@ -369,15 +371,12 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             )
         return "\n".join(lines)
 
-    def _draw(self) -> np.ndarray | None:
-        if self._trace is None or not self._trace.rows:
+    def _frame(self) -> np.ndarray | None:
+        if self._trace is None:
             return None
-        canvas = Canvas(WIDTH, HEIGHT + 120)
         levels = self.config.book_levels * 4
         bids, asks = (
             [(self.config.price(tick), volume) for tick, volume in self.book.depth(side, levels)]
             for side in (BUY, SELL)
         )
-        draw_book(canvas, 10, bids, asks, self.config.tick_size)
-        self._trace.draw_on(canvas, 130)
-        return canvas.to_array()
+        return draw_market(self._trace, bids, asks, self.config.tick_size)

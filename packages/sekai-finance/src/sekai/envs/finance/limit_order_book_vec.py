@@ -2,14 +2,15 @@
 
 The books run in lock-step on the shared decision schedule, so one step takes the due traders'
 actions as ``(num_envs, 3)`` arrays and returns ``(num_envs, ...)`` observations and
-``(num_envs,)`` rewards per agent; flags are plain bools (every book ends together). The
-background flow advances in rounds: each round samples and applies the next event of every book
-whose clock has not reached the next decision time, with array operations over those books.
+``(num_envs,)`` rewards per agent; flags are plain bools (every book ends together). The due
+traders' instructions and the background flow up to the next decision time run in compiled
+loops over books and events (see ``_level_books``), one call each per step.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,24 +22,39 @@ from sekai.envs.finance._lob_market import (
     action_space_for,
     observation_space_for,
 )
+from sekai.envs.finance._pictures import EpisodeTrace, Picture, draw_market
 from sekai.finance.order_book import BUY, SELL
-from sekai.finance.order_flow import CANCEL, LIMIT, MARKET, FlowEvents, sample_events
+from sekai.finance.order_flow import FlowEvents
 from sekai.multi_agent import MAResetResult, MAStepResult
 
 
 class LimitOrderBookVecEnv(RngMixin):
-    """``num_envs`` independent books with the parameters of :class:`LimitOrderBookMarket`.
+    """``num_envs`` independent books with the parameters of ``LimitOrderBookMarket``.
 
-    With a given flow (:class:`FlowEvents`) every book replays it and book i agrees exactly
-    with a LimitOrderBookMarket given the same flow and book i's actions.
+    With a given flow (``FlowEvents``) every book replays it and book i agrees exactly
+    with a LimitOrderBookMarket given the same flow and book i's actions. With
+    ``render_mode="rgb_array"``, ``render`` draws one frame per book, as the single env
+    draws its own.
     """
 
-    def __init__(self, num_envs: int = 1, n_traders: int = 3, **kwargs: Any) -> None:
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 30}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        n_traders: int = 3,
+        *,
+        render_mode: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
             raise TypeError(f"num_envs must be an int, got {num_envs!r}")
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        kwargs.pop("render_mode", None)
+        modes = self.metadata["render_modes"]
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
+        self.render_mode = render_mode
         from sekai.envs.finance.limit_order_book import LimitOrderBookMarket
 
         self.template = LimitOrderBookMarket(n_traders, **kwargs)  # validates, holds the config
@@ -51,6 +67,8 @@ class LimitOrderBookVecEnv(RngMixin):
         }
         self.action_spaces = {a: action_space_for() for a in self.possible_agents}
         self.books = LevelBooks(self.config, self.num_envs)
+        draws = render_mode == "rgb_array"
+        self._frames = _BookFrames(self.template.picture, self.num_envs) if draws else None
 
     def observation_space(self, agent: str) -> Any:
         """One book's observation space for ``agent`` (observations carry a leading axis)."""
@@ -65,7 +83,6 @@ class LimitOrderBookVecEnv(RngMixin):
     ) -> MAResetResult:
         self._set_rng(seed)
         self.books = LevelBooks(self.config, self.num_envs)
-        self._all = np.arange(self.num_envs)
         self._step_index = 0
         self._flow_index = 0
         self.flow_events = 0  # background events applied this session, summed over books
@@ -75,6 +92,8 @@ class LimitOrderBookVecEnv(RngMixin):
             self.possible_agents[i]: self._observe(i, self.config.session_length)
             for i in self.config.due[0]
         }
+        if self._frames is not None:
+            self._frames.start(self.books, self.config)
         return MAResetResult(observations, {a: {"timestamp": 0.0} for a in observations})
 
     def step(self, actions: dict[str, Any]) -> MAStepResult:
@@ -102,7 +121,7 @@ class LimitOrderBookVecEnv(RngMixin):
                 raise ValueError(f"{agent}: actions outside {self.action_spaces[agent]}")
             plans.append((i, config.decode(self._view(i), batch.astype(np.int64), agent)))
         for i, (bid, ask, market) in plans:
-            self._execute(i, bid, ask, market)
+            self.books.execute(i, bid, ask, market)
         self._step_index += 1
         last = self._step_index == len(config.times)
         until = config.session_length if last else config.times[self._step_index]
@@ -118,12 +137,21 @@ class LimitOrderBookVecEnv(RngMixin):
         info = {a: {"timestamp": float(until)} for a in self.possible_agents}
         if last:
             self.agents = []
+        if self._frames is not None:
+            self._frames.record(self.books, self.config)
         return MAStepResult(observations, rewards, flags, dict.fromkeys(flags, False), info)
 
     def action_mask(self, agent: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per book masks: arrays of shapes (num_envs, 6), (num_envs, 6), (num_envs, 3)."""
         i = self.possible_agents.index(agent)
         return self.config.masks(self._view(i))  # type: ignore[return-value]
+
+    def render(self) -> list[np.ndarray | None] | None:
+        """With ``render_mode="rgb_array"``, one (520, 600, 3) uint8 frame per book, as
+        ``LimitOrderBookMarket.render`` draws it (None before the first reset); else None."""
+        if self._frames is None:
+            return None
+        return self._frames.draw(self.books, self.config)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -135,69 +163,75 @@ class LimitOrderBookVecEnv(RngMixin):
     def _observe(self, trader: int, time_left: float) -> np.ndarray:
         return self.config.observation(self._view(trader), time_left)
 
-    def _execute(self, trader: int, bid: np.ndarray, ask: np.ndarray, market: np.ndarray) -> None:
-        books, size = self.books, self.config.order_size
-        for side, instruction in ((BUY, bid), (SELL, ask)):
-            current = books.order_price[:, side, trader]
-            change = (instruction != -1) & (instruction != current)
-            books.cancel_order(self._all[change & (current >= 0)], trader, side)
-            place = change & (instruction >= 0)
-            rows = self._all[place]
-            price = instruction[place]
-            # post-only: an order that would cross (after an earlier trader's move) is dropped
-            keep = np.where(
-                side == BUY, price < books.best[rows, SELL], price > books.best[rows, BUY]
-            )
-            books.place(rows[keep], trader, side, price[keep], size)
-        trading = market >= 0
-        for side in (BUY, SELL):
-            rows = self._all[trading & (market == side)]
-            books.cancel_order(rows, trader, 1 - side)  # self-trade prevention
-            for _ in range(size):
-                books.take(rows, np.full(len(rows), side), trader)
-
     def _run_flow(self, start: float, until: float) -> None:
-        flow, books = self.config.flow, self.books
+        flow = self.config.flow
         if isinstance(flow, FlowEvents):
             stop = int(np.searchsorted(flow.time, until, side="left"))
-            for j in range(self._flow_index, stop):
-                self._apply(
-                    self._all,
-                    np.full(self.num_envs, flow.kind[j]),
-                    np.full(self.num_envs, flow.side[j]),
-                    np.full(self.num_envs, flow.price[j]),
-                    np.full(self.num_envs, flow.rank[j]),
-                )
-            self._flow_index = max(self._flow_index, stop)
+            if stop > self._flow_index:
+                self.books.replay(flow, self._flow_index, stop)
+                self.flow_events += self.num_envs * (stop - self._flow_index)
+                self._flow_index = stop
             return
-        clock = np.full(self.num_envs, start)
-        rows = self._all
-        while len(rows):
-            books.update_refs(rows)
-            bids, asks = books.public_levels(rows, flow.levels)
-            wait, kind, side, price, rank = sample_events(
-                flow, self.rng, books.ref[rows, BUY], books.ref[rows, SELL], bids, asks
-            )
-            clock[rows] += wait
-            going = clock[rows] < until
-            rows = rows[going]
-            self._apply(rows, kind[going], side[going], price[going], rank[going])
+        self.flow_events += self.books.run_flow(flow, self.rng, start, until)
 
-    def _apply(
-        self,
-        rows: np.ndarray,
-        kind: np.ndarray,
-        side: np.ndarray,
-        price: np.ndarray,
-        rank: np.ndarray,
-    ) -> None:
-        """One flow event in each of ``rows``."""
-        books = self.books
-        self.flow_events += len(rows)
-        limit, market, cancel = kind == LIMIT, kind == MARKET, kind == CANCEL
-        if limit.any():
-            books.add_public(rows[limit], side[limit], price[limit])
-        if market.any():
-            books.take(rows[market], side[market], -1)
-        if cancel.any():
-            books.cancel_public(rows[cancel], side[cancel], price[cancel], rank[cancel])
+
+class _BookFrames:
+    """Each book's picture so far: a trace of what LimitOrderBookMarket's frame shows."""
+
+    def __init__(self, picture: Picture, num_books: int) -> None:
+        self.traces = [EpisodeTrace(picture) for _ in range(num_books)]
+        self.mid = np.zeros(num_books)
+
+    def start(self, books: LevelBooks, config: MarketConfig) -> None:
+        """Begin every book's picture after a reset."""
+        self.mid = np.full(len(self.traces), config.initial_price)
+        state = self._read(books, config)
+        for i, trace in enumerate(self.traces):
+            trace.start(_book_row(state, i))
+
+    def record(self, books: LevelBooks, config: MarketConfig) -> None:
+        """Add every book's state after a step."""
+        state = self._read(books, config)
+        for i, trace in enumerate(self.traces):
+            trace.record(_book_row(state, i))
+
+    def _read(self, books: LevelBooks, config: MarketConfig) -> dict[str, Any]:
+        state = _read_books(books, config, self.mid)
+        self.mid = state["mid_price"]
+        return state
+
+    def draw(self, books: LevelBooks, config: MarketConfig) -> list[np.ndarray | None]:
+        """One frame per book: its levels now above its session so far."""
+        volume = _read_books(books, config, self.mid)["volume"]
+        levels = config.book_levels * 4
+        frames = []
+        for i, trace in enumerate(self.traces):
+            bid_ticks = np.flatnonzero(volume[i, BUY])[::-1][:levels]  # from the best down
+            ask_ticks = np.flatnonzero(volume[i, SELL])[:levels]  # from the best up
+            bids = [(config.price(t), int(volume[i, BUY, t])) for t in bid_ticks]
+            asks = [(config.price(t), int(volume[i, SELL, t])) for t in ask_ticks]
+            frames.append(draw_market(trace, bids, asks, config.tick_size))
+        return frames
+
+
+def _book_row(state: dict[str, Any], i: int) -> Callable[[str], Any]:
+    """Book ``i``'s values of ``state``, by name."""
+    return lambda name: state[name][i]
+
+
+def _read_books(books: LevelBooks, config: MarketConfig, last_mid: np.ndarray) -> dict[str, Any]:
+    """What the frames show of the books, read only through what LevelBooks exposes (``best``,
+    ``volume``, ``inventory``, ``cash``), so that drawing survives changes to its internals:
+    the mid price of each book (``last_mid`` where a side is empty, as the single env keeps
+    it), each trader's inventory and value marked at the mid, and the lots by (book, side,
+    tick)."""
+    bid, ask = books.best[:, BUY], books.best[:, SELL]
+    both = (bid >= 0) & (ask < books.volume.shape[2])
+    mid = np.where(both, config.price((bid + ask) / 2), last_mid)
+    inventory = np.array(books.inventory)
+    return {
+        "mid_price": mid,
+        "values": books.cash + inventory * mid[:, None],
+        "inventory": inventory,
+        "volume": books.volume,
+    }

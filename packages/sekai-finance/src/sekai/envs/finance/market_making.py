@@ -21,7 +21,7 @@ from sekai.spaces import Box
 
 class MarketMakingEnv(FinanceEnv):
     """A dealer quotes one unit on each side of a mid-price for ``episode_length`` steps; see
-    :mod:`sekai.finance.market_making` for the model (Avellaneda and Stoikov, 2008).
+    ``sekai.finance.market_making`` for the model (Avellaneda and Stoikov, 2008).
 
     Parameters (money in the asset's price units; time in the units of ``dt`` and ``sigma``):
 

@@ -8,7 +8,7 @@ from sekai.envs.finance.market_making import MarketMakingEnv
 
 class MarketMakingVecEnv(FinanceVecEnv):
     """``num_envs`` MarketMaking-v0 dealers stepped together. Takes
-    :class:`~sekai.envs.finance.market_making.MarketMakingEnv`'s keyword arguments plus
+    ``MarketMakingEnv``'s keyword arguments plus
     ``max_episode_steps`` and ``autoreset``; the parameters live on ``vec.template``."""
 
     env_class = MarketMakingEnv

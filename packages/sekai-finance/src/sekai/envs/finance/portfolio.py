@@ -25,7 +25,7 @@ from sekai.spaces import Box
 
 class PortfolioEnv(HistoryEnv):
     """Target weights of ``n_assets`` assets and cash each step; see
-    :mod:`sekai.finance.portfolio` for the model.
+    ``sekai.finance.portfolio`` for the model.
 
     Parameters (wealth starts at 1.0; money amounts are in those units):
 
@@ -42,12 +42,12 @@ class PortfolioEnv(HistoryEnv):
       assets' gross exposure ``sum(|w|)`` may be up to ``max_leverage``;
     - ``periods_per_year`` (default 252), ``render_mode`` (None, ``"ansi"`` or ``"rgb_array"``).
 
-    Action: :class:`~sekai.finance.weights.PortfolioWeights`, ``n_assets + 1`` weights (cash
+    Action: ``PortfolioWeights``, ``n_assets + 1`` weights (cash
     last) summing to 1. Observation: float32 ``(lookback * n_assets + n_assets + 1,)``, the
     last ``lookback`` log returns of every asset (bar-major, oldest first) then the current
     weights. Reward: the log change of wealth, net of costs. Info: ``timestamp``, ``wealth``,
     ``weights`` (after the step's price move), ``cost``; at an episode's end also the episode
-    figures of :mod:`sekai.finance.metrics`.
+    figures of ``sekai.finance.metrics``.
     """
 
     parameters: ClassVar[tuple[str, ...]] = (

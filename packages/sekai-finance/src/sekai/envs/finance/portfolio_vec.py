@@ -8,7 +8,7 @@ from sekai.envs.finance.portfolio import PortfolioEnv
 
 class PortfolioVecEnv(FinanceVecEnv):
     """``num_envs`` Portfolio-v0 envs stepped together. Takes
-    :class:`~sekai.envs.finance.portfolio.PortfolioEnv`'s keyword arguments plus
+    ``PortfolioEnv``'s keyword arguments plus
     ``max_episode_steps`` and ``autoreset``; the parameters live on ``vec.template``."""
 
     env_class = PortfolioEnv

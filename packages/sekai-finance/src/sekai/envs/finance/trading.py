@@ -19,7 +19,7 @@ from sekai.spaces import Box, Discrete
 
 
 class TradingEnv(HistoryEnv):
-    """One asset, a target position each bar; see :mod:`sekai.finance.trading` for the model.
+    """One asset, a target position each bar; see ``sekai.finance.trading`` for the model.
 
     Parameters (equity starts at 1.0; money amounts are in those units):
 
@@ -29,10 +29,10 @@ class TradingEnv(HistoryEnv):
       bar ``lookback``;
     - ``episode_length`` (steps, default 252): steps per episode, then truncated;
     - ``sampler``: where episodes start (default random; ``"sequential"``, a
-      :class:`~sekai.finance.SequentialStart` or any :class:`~sekai.finance.EpisodeSampler`);
+      ``SequentialStart`` or any ``EpisodeSampler``);
       ``reset(options={"start": t})`` starts at decision bar ``t``;
     - ``transaction_cost`` (fraction of traded value, default 0.001) or ``cost_model`` (any cost
-      model of :mod:`sekai.finance.costs`), not both;
+      model of ``sekai.finance.costs``), not both;
     - ``allow_short`` (default False): actions ``Discrete(3, start=-1)`` (short, flat, long)
       instead of ``Discrete(2)`` (flat, long);
     - ``periods_per_year`` (default 252): annualises the episode's Sharpe ratio;
@@ -93,11 +93,12 @@ class TradingEnv(HistoryEnv):
         return TradingModelOne(self)
 
     def step(self, action: Any) -> StepResult:
-        """The scalar fast path of :class:`~sekai.finance.trading.TradingModelOne`."""
+        """The scalar fast path of ``TradingModelOne``."""
         result: StepResult = self._model.step_one(action)  # type: ignore[attr-defined]
         self._last = result
         if self._trace is not None:
             self._trace.record(self._state)
+            self._show_frame()
         return result
 
 

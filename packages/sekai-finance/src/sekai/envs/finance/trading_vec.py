@@ -8,7 +8,7 @@ from sekai.envs.finance.trading import TradingEnv
 
 class TradingVecEnv(FinanceVecEnv):
     """``num_envs`` Trading-v0 envs stepped together on one shared price history. Takes
-    :class:`~sekai.envs.finance.trading.TradingEnv`'s keyword arguments plus
+    ``TradingEnv``'s keyword arguments plus
     ``max_episode_steps`` and ``autoreset``; the parameters live on ``vec.template``."""
 
     env_class = TradingEnv

@@ -159,16 +159,16 @@ class VecWrapper(VecEnv):
 
 
 class VecObservationWrapper(VecWrapper):
-    """Transform every batch of observations with :meth:`observation`, and every terminal
+    """Transform every batch of observations with ``observation``, and every terminal
     observation that autoreset left in ``infos[i]["final_observation"]`` with
-    :meth:`final_observation`, so both reach the policy in the same representation."""
+    ``final_observation``, so both reach the policy in the same representation."""
 
     def observation(self, batch: Any) -> Any:
         """Return the transformed batch (new arrays, never the wrapped env's buffers)."""
         raise NotImplementedError
 
     def final_observation(self, observation: Any) -> Any:
-        """Transform one sub-env's terminal observation; by default :meth:`observation` on a
+        """Transform one sub-env's terminal observation; by default ``observation`` on a
         batch of one. Override it when the transform has side effects or needs a full batch."""
         batch = self.observation(concatenate(self.venv.observation_space, [observation]))
         return next(iter(iterate(self.observation_space, batch)))
@@ -189,7 +189,7 @@ class VecObservationWrapper(VecWrapper):
 
 
 class VecRewardWrapper(VecWrapper):
-    """Transform every ``(num_envs,)`` array of rewards with :meth:`reward`."""
+    """Transform every ``(num_envs,)`` array of rewards with ``reward``."""
 
     def reward(self, rewards: np.ndarray) -> np.ndarray:
         """Return the transformed rewards (float64, one per sub-env)."""
@@ -200,7 +200,7 @@ class VecRewardWrapper(VecWrapper):
 
 
 class VecActionWrapper(VecWrapper):
-    """Transform every batch of actions with :meth:`action` before the wrapped VecEnv sees it."""
+    """Transform every batch of actions with ``action`` before the wrapped VecEnv sees it."""
 
     def action(self, actions: Any) -> Any:
         """Return the batch of actions the wrapped VecEnv should receive."""

@@ -13,10 +13,10 @@ from sekai.wrappers import EpisodeStats, EpisodeTracker, make_tracker
 
 
 class VecRecordEpisodeStatistics(VecWrapper):
-    """Put ``infos[i]["episode"]``, an :class:`~sekai.EpisodeStats` with
+    """Put ``infos[i]["episode"]``, an ``EpisodeStats`` with
     ``extra={"env_index": i}``, on the step where sub-env i finishes an episode.
 
-    Every finished episode also goes to ``tracker`` (a new :class:`~sekai.EpisodeTracker`
+    Every finished episode also goes to ``tracker`` (a new ``EpisodeTracker``
     keeping ``deque_size`` episodes unless one is passed in, e.g. shared with other wrappers).
     Wrap it innermost, below normalisation wrappers, so it records the raw rewards.
     """

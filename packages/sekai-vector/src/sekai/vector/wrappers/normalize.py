@@ -19,7 +19,7 @@ from sekai.wrappers import ObservationNormalizer, RunningMeanStd
 class VecNormalizeObservation(VecObservationWrapper):
     """Normalise every Box part of the observations with statistics over all sub-envs.
 
-    The options are those of :class:`~sekai.NormalizeObservation`; the statistics live in
+    The options are those of ``NormalizeObservation``; the statistics live in
     ``obs_rms`` (``state_dict()`` / ``load_state_dict()``), frozen by
     ``update_running_mean = False``. Terminal observations in ``infos[i]["final_observation"]``
     are normalised with the current statistics without updating them. With ``stats="ewm"``
