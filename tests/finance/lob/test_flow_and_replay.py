@@ -119,6 +119,20 @@ def test_replay_refuses_unknown_types_and_off_grid_prices(tmp_path: Path) -> Non
         replay(OrderBook(10), off_grid)
 
 
+def test_a_bad_message_late_in_a_file_is_refused_before_any_is_applied(tmp_path: Path) -> None:
+    rows = [(1.0, 1, 1, 5, 300, 1), (2.0, 1, 2, 5, 900, -1), (3.0, 1, 3, 1, 450, 1)]
+    messages = read_messages(write_file(tmp_path / "late.csv", rows))
+    book = OrderBook(10)
+    with pytest.raises(ValueError, match="price 450 is not on the 100-unit tick grid"):
+        replay(book, messages)
+    assert len(book) == 0 and book.best_bid is None and book.best_ask is None
+    with pytest.raises(ValueError, match="tick must be a positive int, got 0"):
+        replay(book, messages, tick=0)
+    with pytest.raises(ValueError, match=r"price 900 is tick 12, outside the book's \[0, 10\)"):
+        replay(book, messages, tick=75)
+    assert len(book) == 0
+
+
 def test_recorded_flow_replays_to_the_same_book(tmp_path: Path) -> None:
     flow = simulate_flow(ContStoikovTalreja(), 60.0, n_ticks=300, seed=2)
     direct = OrderBook(300)

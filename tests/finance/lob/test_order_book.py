@@ -92,6 +92,23 @@ def test_public_owner_is_exempt_from_self_trade_prevention() -> None:
     assert book.trades[0].maker_owner == book.trades[0].taker_owner == PUBLIC
 
 
+def test_sides_emptied_and_refilled_at_the_edges_of_the_grid() -> None:
+    book = OrderBook(10)
+    low, high = book.add(BUY, 0, 2), book.add(SELL, 9, 2)
+    assert (book.best_bid, book.best_ask) == (0, 9)
+    assert book.depth(BUY, 10) == [(0, 2)] and book.depth(SELL, 10) == [(9, 2)]
+    assert book.market(SELL, 5) == 2 and book.market(BUY, 5) == 2
+    assert book.best_bid is None and book.best_ask is None and low not in book
+    assert book.depth(BUY, 10) == [] and book.depth(SELL, 10) == []
+    book.add(BUY, 4, 1)
+    book.add(BUY, 2, 1)
+    book.add(SELL, 7, 1)
+    book.cancel(book.add(SELL, 5, 1))  # the best ask goes back to 7, skipping empty 6
+    assert (book.best_bid, book.best_ask) == (4, 7) and high not in book
+    assert book.depth(BUY, 1) == [(4, 1)] and book.depth(BUY, 10) == [(4, 1), (2, 1)]
+    assert book.add(SELL, 0, 3) and book.best_bid is None and book.best_ask == 0
+
+
 def test_market_order_into_an_empty_side_fills_nothing() -> None:
     book = OrderBook(10)
     assert book.market(SELL, 5) == 0 and book.trades == []

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -197,26 +198,59 @@ def test_composite_observations_through_shared_memory_match_sync() -> None:
                 assert x.dtype == y.dtype
 
 
-class _ShortObservationEnv(CounterEnv):
-    """Sub-env 1 (start=1) returns an observation of shape (1,) for its Box of shape (3,)."""
+class _MisshapenObservationEnv(CounterEnv):
+    """Resets to an observation of ``options["length"]`` values for its Box of shape (3,)."""
 
     def reset(self, *, seed=None, options=None):
         result = super().reset(seed=seed, options=options)
-        if self.count == 1:
-            return result._replace(observation=result.observation[:1])
-        return result
+        length = options["length"]
+        return result._replace(observation=np.resize(result.observation, length))
 
 
 @pytest.mark.parametrize("num_workers", [1, 2])
+@pytest.mark.parametrize("lengths", [(3, 1), (4, 2)], ids=["short", "same-total-size"])
 def test_an_observation_of_the_wrong_shape_is_not_broadcast_into_shared_memory(
-    num_workers: int,
+    num_workers: int, lengths: tuple[int, int]
 ) -> None:
-    with ProcVecEnv([_ShortObservationEnv] * 2, num_workers=num_workers) as vec:
+    with ProcVecEnv([_MisshapenObservationEnv] * 2, num_workers=num_workers) as vec:
         assert vec.shared_memory
-        with pytest.raises(VecEnvWorkerError) as caught:
-            vec.reset(options=[{"start": 0}, {"start": 1}])  # SyncVecEnv raises ValueError
-        assert (caught.value.rank, caught.value.exc_type) == (1, "ValueError")
-        assert "shape (1,)" in str(caught.value)
+        with pytest.raises(VecEnvWorkerError) as caught:  # SyncVecEnv raises ValueError
+            vec.reset(options=[{"length": length} for length in lengths])
+        rank = 0 if lengths[0] != 3 else 1
+        assert (caught.value.rank, caught.value.exc_type) == (rank, "ValueError")
+        assert f"shape ({lengths[rank]},)" in str(caught.value)
+
+
+class _Cycle:
+    """An object that refers to itself: only the cyclic garbage collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+class _CycleLeavingEnv(CounterEnv):
+    """Leaves 1,000 reference cycles behind on every step, and counts those still alive."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cycles: weakref.WeakSet[_Cycle] = weakref.WeakSet()
+
+    def step(self, action):
+        for _ in range(1000):
+            self.cycles.add(_Cycle())
+        return super().step(action)
+
+    def live_cycles(self) -> int:
+        return len(self.cycles)
+
+
+def test_workers_still_collect_garbage_in_reference_cycles() -> None:
+    # the workers leave long-lived objects out of collections, not the garbage of each step
+    with ProcVecEnv([_CycleLeavingEnv] * 2, num_workers=2) as vec:
+        vec.reset(seed=0)
+        for _ in range(150):
+            vec.step([0, 1])
+        assert all(live < 150 * 1000 for live in vec.call("live_cycles"))
 
 
 def test_a_space_that_cannot_be_shared_uses_pipes_or_refuses_shared_memory_true() -> None:

@@ -28,6 +28,7 @@ MESSAGE_DTYPE = np.dtype(
     ]
 )
 SUBMIT, PARTIAL_CANCEL, DELETE, EXECUTE, EXECUTE_HIDDEN, CROSS, HALT = range(1, 8)
+_CHUNK = 1024  # messages turned into Python objects at a time by replay
 
 
 def read_messages(path: str | Path) -> NDArray[Any]:
@@ -61,29 +62,55 @@ def replay(
     an execution of a visible order is replayed as a market order of its size against the
     executed order's side, so orders that traders placed ahead of it in the queue trade first.
     Messages about orders the book does not hold (placed before the file starts, or already
-    filled by traders) are skipped, as are hidden executions, cross trades and halts.
+    filled by traders) are skipped, as are hidden executions, cross trades and halts. An
+    unknown type, or a submission off the tick grid or outside the book, is refused before
+    any message is applied.
     """
-    applied = 0
+    if tick <= 0:
+        raise ValueError(f"tick must be a positive int, got {tick!r}")
+    kinds = messages["type"]
+    unknown = (kinds < SUBMIT) | (kinds > HALT)
+    if unknown.any():
+        kind = kinds[unknown][0]
+        raise ValueError(f"unknown LOBSTER message type {kind} (allowed: 1 to 7)")
+    offsets = messages["price"] - price_offset
+    off_grid = (kinds == SUBMIT) & (offsets % tick != 0)
+    if off_grid.any():
+        price = messages["price"][off_grid][0]
+        raise ValueError(f"price {price} is not on the {tick}-unit tick grid")
+    ticks = offsets // tick
+    outside = (kinds == SUBMIT) & ((ticks < 0) | (ticks >= book.n_ticks))
+    if outside.any():
+        price, at = messages["price"][outside][0], ticks[outside][0]
+        raise ValueError(f"price {price} is tick {at}, outside the book's [0, {book.n_ticks})")
+    acting = kinds <= EXECUTE  # the rest change nothing
+    kinds = kinds[acting]
+    # a submission rests on its direction's side; an execution is a market order against it
+    sides = np.where((messages["direction"][acting] == 1) == (kinds == EXECUTE), SELL, BUY)
+    columns = (
+        kinds,
+        messages["order_id"][acting],
+        messages["size"][acting],
+        ticks[acting],
+        sides,
+    )
     add, cancel, market = book.add, book.cancel, book.market
-    for _, kind, order_id, size, price, direction in messages.tolist():
-        if kind == SUBMIT:
-            offset = price - price_offset
-            if offset % tick:
-                raise ValueError(f"price {price} is not on the {tick}-unit tick grid")
-            add(BUY if direction == 1 else SELL, offset // tick, size, PUBLIC, order_id)
-        elif kind in (DELETE, PARTIAL_CANCEL):
-            try:
-                cancel(order_id, None if kind == DELETE else size)
-            except KeyError:
-                continue  # not in the book
-        elif kind == EXECUTE:
-            market(SELL if direction == 1 else BUY, size)
-        elif kind in (EXECUTE_HIDDEN, CROSS, HALT):
-            continue
-        else:
-            raise ValueError(f"unknown LOBSTER message type {kind} (allowed: 1 to 7)")
-        applied += 1
-    return applied
+    skipped = 0
+    # Python lists a chunk at a time: lists of the whole stream would be garbage-collector
+    # work (every young collection walks them) for no gain
+    for start in range(0, len(kinds), _CHUNK):
+        chunk = [column[start : start + _CHUNK].tolist() for column in columns]
+        for kind, order_id, size, price, side in zip(*chunk, strict=True):
+            if kind == SUBMIT:
+                add(side, price, size, PUBLIC, order_id)
+            elif kind == EXECUTE:
+                market(side, size)
+            else:
+                try:
+                    cancel(order_id, None if kind == DELETE else size)
+                except KeyError:
+                    skipped += 1  # not in the book
+    return len(kinds) - skipped
 
 
 def record_flow(

@@ -3,8 +3,9 @@
 Prices are tick indices ``0 .. n_ticks - 1`` (convert with your own tick size); sizes are
 positive integers (lots). Each price level holds a FIFO queue of order records; a cancelled
 order is only marked empty and skipped when matching reaches it, so a cancel in the middle of a
-queue costs O(1). Per-level volumes live in plain lists, so the best price moves by scanning
-neighbouring ticks, never by sorting.
+queue costs O(1). Per-level volumes live in plain lists and which levels are non-empty in a
+bytearray per side, so the next best price is one C-level byte search (``find``/``rfind``),
+never a Python loop over empty ticks nor a sort.
 
 Owners are integers: owner 0 is the anonymous public (background flow), exempt from self-trade
 prevention; any other owner never trades with itself.
@@ -24,6 +25,10 @@ _SELF_TRADE_POLICIES = ("cancel_resting", "cancel_incoming")
 
 # An order record is a list [order_id, owner, size, price, side]; these index it.
 _ID, _OWNER, _SIZE, _PRICE, _SIDE = range(5)
+_Queue = deque[list[int]]  # one price level's records, oldest first
+# builds a Trade or an Order from a tuple without the Python-level NamedTuple __new__ (its
+# frame costs more than the rest of a fill)
+_tuple_new = tuple.__new__
 
 
 class Trade(NamedTuple):
@@ -67,12 +72,18 @@ class OrderBook:
         self.n_ticks = n_ticks
         self.self_trade: SelfTradePolicy = self_trade
         self.trades: list[Trade] = []
-        self._queues: tuple[list[deque[list[int]]], list[deque[list[int]]]] = (
-            [deque() for _ in range(n_ticks)],
-            [deque() for _ in range(n_ticks)],
+        # a level's queue is made when an order first rests there: thousands of empty queues
+        # made up front cost time per book and are young objects for the garbage collector to
+        # walk and promote while the book is in use
+        self._queues: tuple[list[_Queue | None], list[_Queue | None]] = (
+            [None] * n_ticks,
+            [None] * n_ticks,
         )
         self._volume = ([0] * n_ticks, [0] * n_ticks)
-        self._side_count = [0, 0]  # live orders per side: an empty side needs no scan
+        # occupied[side][price] is 1 exactly where volume[side][price] > 0. The ask side has a
+        # set sentinel at n_ticks, so a search up from any ask finds n_ticks ("no asks") at
+        # worst; a search down the bids finds -1 ("no bids") by itself.
+        self._occupied = (bytearray(n_ticks), bytearray(n_ticks) + b"\x01")
         self._orders: dict[int, list[int]] = {}
         self._bid = -1  # best bid tick, -1 when no bids
         self._ask = n_ticks  # best ask tick, n_ticks when no asks
@@ -95,19 +106,23 @@ class OrderBook:
 
     def depth(self, side: int, levels: int) -> list[tuple[int, int]]:
         """Up to ``levels`` non-empty levels of ``side`` from the best: (price, volume) pairs."""
-        volume = self._volume[side]
-        step = -1 if side == BUY else 1
-        price = self._bid if side == BUY else self._ask
+        volume, occupied = self._volume[side], self._occupied[side]
         result: list[tuple[int, int]] = []
-        while 0 <= price < self.n_ticks and len(result) < levels:
-            if volume[price]:
+        if side == BUY:
+            price = self._bid
+            while price >= 0 and len(result) < levels:
                 result.append((price, volume[price]))
-            price += step
+                price = occupied.rfind(1, 0, price)
+        else:
+            price = self._ask
+            while price < self.n_ticks and len(result) < levels:
+                result.append((price, volume[price]))
+                price = occupied.find(1, price + 1)
         return result
 
     def queue(self, side: int, price: int) -> list[Order]:
         """The live orders at one level, in priority order."""
-        return [_as_order(o) for o in self._queues[side][price] if o[_SIZE]]
+        return [_as_order(o) for o in self._queues[side][price] or () if o[_SIZE]]
 
     def order(self, order_id: int) -> Order:
         """The resting order ``order_id``; KeyError if it is not resting."""
@@ -130,11 +145,10 @@ class OrderBook:
             raise ValueError(f"price must be a tick in [0, {self.n_ticks}), got {price!r}")
         if size <= 0:
             raise ValueError(f"size must be a positive int, got {size!r}")
-        orders = self._orders
         if order_id is None:
             order_id = self._next_id
-            self._next_id += 1
-        elif order_id in orders:
+            self._next_id = order_id + 1
+        elif order_id in self._orders:
             raise ValueError(f"order id {order_id} is already resting")
         elif order_id >= self._next_id:
             self._next_id = order_id + 1
@@ -143,51 +157,79 @@ class OrderBook:
                 size = self._match(BUY, size, price, owner, order_id)
                 if not size:
                     return order_id
+            if price > self._bid:
+                self._bid = price
         elif side == SELL:
             if price <= self._bid:
                 size = self._match(SELL, size, price, owner, order_id)
                 if not size:
                     return order_id
+            if price < self._ask:
+                self._ask = price
         else:
-            self._check_side(side)
+            raise _bad_side(side)
         order = [order_id, owner, size, price, side]
-        self._queues[side][price].append(order)
+        queue = self._queues[side][price]
+        if queue is None:
+            queue = self._queues[side][price] = deque()
+        queue.append(order)
         self._volume[side][price] += size
-        self._side_count[side] += 1
-        orders[order_id] = order
-        if side == BUY:
-            if price > self._bid:
-                self._bid = price
-        elif price < self._ask:
-            self._ask = price
+        self._occupied[side][price] = 1
+        self._orders[order_id] = order
         return order_id
 
     def market(self, side: int, size: int, owner: int = PUBLIC) -> int:
         """A market order: trade up to ``size`` against the other side; return the size filled.
         What finds no liquidity is dropped."""
-        self._check_side(side)
+        if side == BUY:
+            limit = self.n_ticks - 1
+        elif side == SELL:
+            limit = 0
+        else:
+            raise _bad_side(side)
         if size <= 0:
             raise ValueError(f"size must be a positive int, got {size!r}")
         order_id = self._next_id
-        self._next_id += 1
-        limit = self.n_ticks if side == BUY else -1
-        tape = len(self.trades)
+        self._next_id = order_id + 1
+        if owner == PUBLIC:  # no self-trade prevention: what is not left has traded
+            return size - self._match(side, size, limit, owner, order_id)
+        tape = len(self.trades)  # "cancel_incoming" may drop the rest: count it on the tape
         self._match(side, size, limit, owner, order_id)
         return sum(trade.size for trade in self.trades[tape:])
 
     def cancel(self, order_id: int, size: int | None = None) -> None:
         """Cancel ``size`` of a resting order (keeping its place in the queue), or all of it."""
-        order = self._orders.get(order_id)
-        if order is None:
-            self._live(order_id)  # raises the KeyError
+        try:
+            order = self._orders[order_id]
+        except KeyError:
+            raise _not_resting(order_id) from None
+        if size is not None and size < order[_SIZE]:
+            if size <= 0:
+                raise ValueError(f"cancel size must be a positive int or None, got {size!r}")
+            order[_SIZE] -= size
+            self._volume[order[_SIDE]][order[_PRICE]] -= size
             return
-        if size is None or size >= order[_SIZE]:
-            self._remove(order)
+        del self._orders[order_id]
+        side, price = order[_SIDE], order[_PRICE]
+        volume = self._volume[side]
+        left = volume[price] = volume[price] - order[_SIZE]
+        order[_SIZE] = 0
+        queue = self._queues[side][price]
+        assert queue is not None  # the order rested there
+        if left:
+            if len(queue) > 2 * left + 16:  # mostly dead records (a live one has a lot)
+                live = [o for o in queue if o[_SIZE]]
+                queue.clear()
+                queue.extend(live)
             return
-        if size <= 0:
-            raise ValueError(f"cancel size must be a positive int or None, got {size!r}")
-        order[_SIZE] -= size
-        self._volume[order[_SIDE]][order[_PRICE]] -= size
+        queue.clear()
+        occupied = self._occupied[side]
+        occupied[price] = 0
+        if side == BUY:
+            if price == self._bid:
+                self._bid = occupied.rfind(1, 0, price)
+        elif price == self._ask:
+            self._ask = occupied.find(1, price)
 
     def modify(self, order_id: int, *, price: int | None = None, size: int | None = None) -> None:
         """Change a resting order. Reducing its size keeps its priority; a new price or a larger
@@ -203,7 +245,7 @@ class OrderBook:
             return
         if not 0 <= new_price < self.n_ticks:
             raise ValueError(f"price must be a tick in [0, {self.n_ticks}), got {price!r}")
-        self._remove(order)
+        self.cancel(order_id)
         self.add(order[_SIDE], new_price, new_size, order[_OWNER], order_id)
 
     def is_crossed(self) -> bool:
@@ -215,68 +257,23 @@ class OrderBook:
         try:
             return self._orders[order_id]
         except KeyError:
-            raise KeyError(f"order {order_id!r} is not resting in the book") from None
-
-    @staticmethod
-    def _check_side(side: int) -> None:
-        if side != BUY and side != SELL:
-            raise ValueError(f"side must be BUY (0) or SELL (1), got {side!r}")
-
-    def _remove(self, order: list[int]) -> None:
-        """Take a resting order out: mark it empty, fix the level and, if needed, the best."""
-        side, price = order[_SIDE], order[_PRICE]
-        del self._orders[order[_ID]]
-        volume = self._volume[side]
-        volume[price] -= order[_SIZE]
-        order[_SIZE] = 0
-        self._side_count[side] -= 1
-        queue = self._queues[side][price]
-        if volume[price] == 0:
-            queue.clear()
-            if side == BUY and price == self._bid:
-                self._bid = self._next_bid(price)
-            elif side == SELL and price == self._ask:
-                self._ask = self._next_ask(price)
-        elif len(queue) > 2 * volume[price] + 16:  # mostly dead records (a live one has a lot)
-            live = [o for o in queue if o[_SIZE]]
-            queue.clear()
-            queue.extend(live)
-
-    def _next_bid(self, price: int) -> int:
-        if not self._side_count[BUY]:
-            return -1
-        volume = self._volume[BUY]
-        while price >= 0 and not volume[price]:
-            price -= 1
-        return price
-
-    def _next_ask(self, price: int) -> int:
-        n = self.n_ticks
-        if not self._side_count[SELL]:
-            return n
-        volume = self._volume[SELL]
-        while price < n and not volume[price]:
-            price += 1
-        return price
+            raise _not_resting(order_id) from None
 
     def _match(self, side: int, size: int, limit: int, owner: int, taker_id: int) -> int:
-        """Trade an incoming order against the other side up to ``limit``; return what is left
-        to rest (0 when self-trade prevention cancelled it)."""
+        """Trade an incoming order against the other side up to ``limit`` (a tick that
+        exists); return what is left to rest (0 when self-trade prevention cancelled it)."""
         maker_side = SELL if side == BUY else BUY
         queues = self._queues[maker_side]
         volume = self._volume[maker_side]
-        side_count = self._side_count
+        occupied = self._occupied[maker_side]
         orders = self._orders
-        trades = self.trades
+        record = self.trades.append
         guard = owner != PUBLIC
-        while size:
-            price = self._ask if side == BUY else self._bid
-            if (side == BUY and price > limit) or (side == SELL and price < limit):
-                break
-            if not 0 <= price < self.n_ticks:
-                break  # the other side is empty
+        price = self._ask if side == BUY else self._bid
+        while price <= limit if side == BUY else price >= limit:  # false past an empty side
             queue = queues[price]
-            while size and queue:
+            assert queue is not None  # the level holds orders
+            while queue:
                 order = queue[0]
                 resting = order[_SIZE]
                 if not resting:
@@ -288,28 +285,43 @@ class OrderBook:
                     queue.popleft()
                     del orders[order[_ID]]
                     volume[price] -= resting
-                    side_count[maker_side] -= 1
                     order[_SIZE] = 0
                     continue
-                fill = size if size < resting else resting
-                size -= fill
-                volume[price] -= fill
-                trades.append(Trade(price, fill, side, taker_id, order[_ID], owner, order[_OWNER]))
-                if fill == resting:
+                if size < resting:
+                    fill = size
+                    order[_SIZE] = resting - size
+                else:
+                    fill = resting
                     queue.popleft()
                     del orders[order[_ID]]
-                    side_count[maker_side] -= 1
                     order[_SIZE] = 0
-                else:
-                    order[_SIZE] = resting - fill
-            if not volume[price]:
-                queue.clear()
-                if side == BUY:
-                    self._ask = self._next_ask(price)
-                else:
-                    self._bid = self._next_bid(price)
+                volume[price] -= fill
+                trade = (price, fill, side, taker_id, order[_ID], owner, order[_OWNER])
+                record(_tuple_new(Trade, trade))
+                size -= fill
+                if not size:
+                    break
+            if volume[price]:
+                return 0  # the incoming order is filled and the level lives on
+            queue.clear()
+            occupied[price] = 0
+            if side == BUY:
+                price = self._ask = occupied.find(1, price)
+            else:
+                price = self._bid = occupied.rfind(1, 0, price)
+            if not size:
+                return 0
         return size
 
 
+def _bad_side(side: object) -> ValueError:
+    return ValueError(f"side must be BUY (0) or SELL (1), got {side!r}")
+
+
+def _not_resting(order_id: object) -> KeyError:
+    return KeyError(f"order {order_id!r} is not resting in the book")
+
+
 def _as_order(record: list[int]) -> Order:
-    return Order(record[_ID], record[_OWNER], record[_SIDE], record[_PRICE], record[_SIZE])
+    fields = (record[_ID], record[_OWNER], record[_SIDE], record[_PRICE], record[_SIZE])
+    return _tuple_new(Order, fields)

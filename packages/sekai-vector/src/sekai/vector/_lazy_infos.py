@@ -26,17 +26,22 @@ class _LazyInfos(Sequence[dict[str, Any]]):
     step would cost more than the step itself, so a caller who never reads infos pays nothing.
     """
 
-    __slots__ = ("_build", "_built", "_columns", "_num_envs")
+    __slots__ = ("_all", "_build", "_build_all", "_built", "_columns", "_num_envs")
 
     def __init__(
         self,
         num_envs: int,
         build: Callable[[int], dict[str, Any]],
         columns: InfoColumns | None = None,
+        build_all: Callable[[], list[dict[str, Any]]] | None = None,
     ) -> None:
+        """``build(i)`` makes info i; ``build_all()``, if given, makes them all at once, cheaper
+        than one by one, for a caller that iterates over every info."""
         self._num_envs = num_envs
         self._build = build
+        self._build_all = build_all
         self._built: dict[int, dict[str, Any]] = {}
+        self._all: list[dict[str, Any]] | None = None  # every info, once built all at once
         self._columns = columns
 
     def columns(self) -> InfoColumns | None:
@@ -62,13 +67,22 @@ class _LazyInfos(Sequence[dict[str, Any]]):
             i += self._num_envs
         if not 0 <= i < self._num_envs:
             raise IndexError(f"sub-env index {index} out of range for {self._num_envs} sub-envs")
+        if self._all is not None:
+            return self._all[i]
         info = self._built.get(i)
         if info is None:
             info = self._built[i] = self._build(i)
         return info
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return (self[i] for i in range(self._num_envs))
+        if self._build_all is None:
+            return (self[i] for i in range(self._num_envs))
+        if self._all is None:
+            infos = self._build_all()
+            for i, info in self._built.items():  # the dicts handed out already stay the ones
+                infos[i] = info
+            self._all = infos
+        return iter(self._all)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Sequence
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
@@ -103,6 +104,30 @@ def write(tree: Any, index: int, observation: Any) -> None:
     else:
         for part, item in zip(tree, observation, strict=True):
             write(part, index, item)
+
+
+def write_rows(rows: np.ndarray, observations: Sequence[Any]) -> bool:
+    """Store consecutive sub-envs' observations in ``rows`` (one row each) at once, if each one
+    has the row shape; False, leaving the caller to write them one by one, for anything else.
+
+    One C-level pass without a shape tuple per observation: for rows of arrays, ``len`` of each
+    observation gives its first axis and ``np.concatenate`` checks the other axes.
+    """
+    try:
+        if rows.ndim == 1:  # a scalar per sub-env
+            batch = np.asarray(observations)
+            if batch.shape != rows.shape:
+                return False
+            rows[...] = batch
+            return True
+        if set(map(len, observations)) != {rows.shape[1]}:
+            return False
+        flat = rows.view()
+        flat.shape = (-1, *rows.shape[2:])  # a view, never a copy (that would raise here)
+        np.concatenate(observations, out=flat, casting="unsafe")
+    except (TypeError, ValueError):  # unsized, ragged, of other axes or not numbers
+        return False
+    return True
 
 
 def read(tree: Any) -> Any:

@@ -49,6 +49,9 @@ _WAIT_SLICE_MILLISECONDS = 50
 # virtual machine; polling for it this long before sleeping doubled the CartPole step rate with
 # one worker (95k -> 170k env steps/s) and added a third with two, on two cores.
 _SPIN_SECONDS = 200e-6
+# A wait for a reply that took this long was spent on the worker's work, not on waking up: the
+# next wait for that worker sleeps at once, since spinning would take a CPU from the workers.
+_LONG_WAIT_SECONDS = 1e-3
 _SIGINT = int(signal.SIGINT)
 WORKER_NAME = "sekai-ProcVecEnv-worker"
 # A worker that finds itself building a ProcVecEnv while importing the parent's main module (a
@@ -80,6 +83,7 @@ class _Handle:
     first_rank: int
     num_envs: int
     pending: int = 0  # replies the worker still owes
+    spin: bool = True  # whether to poll for its next reply for a moment before sleeping
     readable: Any = field(init=False)  # a poll object that waits for the next reply (not Windows)
 
     def __post_init__(self) -> None:
@@ -342,13 +346,15 @@ class WorkerPool:
         """
         if handle.readable is not None:
             with self._sigint.waiting():
-                spin_until = time.perf_counter() + _SPIN_SECONDS
+                started = time.perf_counter()
+                spin_until = started + (_SPIN_SECONDS if handle.spin else 0.0)
                 while not handle.readable.poll(0):
                     if time.perf_counter() > spin_until:
                         while not handle.readable.poll(_wait_slice(deadline)):
                             if deadline is not None and time.monotonic() >= deadline:
                                 raise _NoAnswer
                         break
+                handle.spin = time.perf_counter() - started < _LONG_WAIT_SECONDS
         elif deadline is not None and not wait(
             [handle.channel.sock], max(0.0, deadline - time.monotonic())
         ):

@@ -254,13 +254,19 @@ class ProcVecEnv(VecEnv):
         starts = [ranks.start for ranks in self._slices]
         unpickled: dict[int, list[dict[str, Any]]] = {}
 
-        def build(rank: int) -> dict[str, Any]:
-            worker = bisect.bisect_right(starts, rank) - 1
+        def worker_infos(worker: int) -> list[dict[str, Any]]:
             if worker not in unpickled:
                 unpickled[worker] = pickle.loads(pickled[worker])
-            return unpickled[worker][rank - starts[worker]]
+            return unpickled[worker]
 
-        return _LazyInfos(self.num_envs, build)
+        def build(rank: int) -> dict[str, Any]:
+            worker = bisect.bisect_right(starts, rank) - 1
+            return worker_infos(worker)[rank - starts[worker]]
+
+        def build_all() -> list[dict[str, Any]]:
+            return [info for worker in range(len(pickled)) for info in worker_infos(worker)]
+
+        return _LazyInfos(self.num_envs, build, build_all=build_all)
 
     @staticmethod
     def _gather(replies: list[bytes]) -> list[Any]:
