@@ -19,8 +19,9 @@ overlay of the workspace venv, not into it):
 3. Native: LimitOrderBookVecEnv book events per second summed over 1,024 books, with the live
    flow and with a given (replayed) flow, each as a ratio to one book doing the same in the
    same rounds: the engine replaying the stream, and ``simulate_flow`` (the live flow sampled
-   in Python and matched on an OrderBook); then live books against the engine's replay; and the seconds a fresh process pays to import
-   the vector env and compile its numba kernels (empty cache) or load them (cache filled).
+   in Python and matched on an OrderBook); then live books against the engine's replay; and
+   the seconds a fresh process pays to import the vector env and compile its numba kernels
+   (empty cache) or load them (cache filled).
 Each figure is the best of a few rounds, so a burst of load from other processes counts less,
 timed in CPU time of this process (every book and env here runs on one thread), which other
 processes on a shared machine disturb less than wall time.
