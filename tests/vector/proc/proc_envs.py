@@ -203,3 +203,15 @@ class GatedEnv(CounterEnv):
                 ) from None
             if not opened:
                 raise ConnectionError("the gate closed without opening")
+
+
+class ThreadPoolsEnv(CounterEnv):
+    """A CounterEnv that reports the native thread pools of the process it runs in."""
+
+    def thread_pools(self) -> dict[str, Any]:
+        from threadpoolctl import threadpool_info
+
+        return {
+            "threads": {pool["internal_api"]: pool["num_threads"] for pool in threadpool_info()},
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+        }

@@ -21,6 +21,7 @@ from proc_envs import (
     FragileCounterEnv,
     FragileEnv,
     SequenceEnv,
+    ThreadPoolsEnv,
 )
 from proc_leaks import (  # leaves_nothing_behind: autouse fixture
     leaves_nothing_behind,  # noqa: F401
@@ -425,3 +426,17 @@ def test_fork_context_works_too() -> None:
 def test_top_level_name() -> None:
     assert sekai.ProcVecEnv is ProcVecEnv
     assert isinstance(CounterEnv().observation_space, Box)
+
+
+@pytest.mark.parametrize("context", ["forkserver", "fork", "spawn"])
+def test_workers_run_blas_and_openmp_pools_of_one_thread(context: str) -> None:
+    """Workers run one per core side by side, so a pool of one thread per core in each would
+    fight the others for the cores; the parent keeps its own settings."""
+    parent_variable = os.environ.get("OMP_NUM_THREADS")
+    with ProcVecEnv([ThreadPoolsEnv] * 2, num_workers=2, context=context) as vec:
+        reports = vec.call("thread_pools")
+    for report in reports:
+        assert report["threads"], "NumPy's BLAS pool should be loaded in the worker"
+        assert set(report["threads"].values()) == {1}
+        assert report["OMP_NUM_THREADS"] == "1"
+    assert os.environ.get("OMP_NUM_THREADS") == parent_variable
