@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sekai.core import RngMixin
+from sekai.checks import check_positive_int
+from sekai.core import RenderMixin, RngMixin
 from sekai.envs.finance._level_books import LevelBooks
 from sekai.envs.finance._lob_market import (
     DEPTH_WINDOW,
@@ -28,7 +29,7 @@ from sekai.finance.order_flow import FlowEvents
 from sekai.multi_agent import MAResetResult, MAStepResult
 
 
-class LimitOrderBookVecEnv(RngMixin):
+class LimitOrderBookVecEnv(RngMixin, RenderMixin):
     """``num_envs`` independent books with the parameters of ``LimitOrderBookMarket``.
 
     With a given flow (``FlowEvents``) every book replays it and book i agrees exactly
@@ -47,19 +48,13 @@ class LimitOrderBookVecEnv(RngMixin):
         render_mode: str | None = None,
         **kwargs: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
-            raise TypeError(f"num_envs must be an int, got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        modes = self.metadata["render_modes"]
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
-        self.render_mode = render_mode
+        num_envs = check_positive_int(num_envs, "num_envs")
+        self._set_render_mode(render_mode)
         from sekai.envs.finance.limit_order_book import LimitOrderBookMarket
 
         self.template = LimitOrderBookMarket(n_traders, **kwargs)  # validates, holds the config
         self.config: MarketConfig = self.template.config
-        self.num_envs = int(num_envs)
+        self.num_envs = num_envs
         self.possible_agents = list(self.template.possible_agents)
         self.agents: list[str] = []
         self.observation_spaces = {
