@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 import json
 import re
@@ -15,10 +16,11 @@ import pytest
 from vector_envs import Drift, DriftVecEnv
 
 import sekai
+import sekai.cli
 from sekai import registration
 from sekai.cli import main
 from sekai.registration import EnvSpec
-from sekai.vector import _bench
+from sekai.vector import bench
 
 FIGURE = r"\d{1,3}(?:,\d{3})*"
 SECONDS = "0.05"  # five timed runs of 10 ms: enough to exercise the loop, fast enough for CI
@@ -38,7 +40,7 @@ def drift_id() -> Iterator[str]:
 @pytest.fixture
 def one_core(monkeypatch: pytest.MonkeyPatch) -> None:
     """--compare runs proc with 1..cores workers; one core keeps the tests short."""
-    monkeypatch.setattr(_bench, "_cores", lambda: 1)
+    monkeypatch.setattr(bench, "_cores", lambda: 1)
 
 
 def _bench_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -66,9 +68,9 @@ def test_bench_prints_the_median_min_and_max_of_the_runs(capsys, tmp_path):
     assert figures["env_id"] == "CartPole-v1" and figures["seed"] == 0
     (record,) = figures["measurements"]
     assert record["mode"] == "sync" and record["num_envs"] == 3 and record["workers"] is None
-    assert len(record["runs"]) == _bench.REPEATS
+    assert len(record["runs"]) == bench.REPEATS
     assert record["min"] == min(record["runs"]) and record["max"] == max(record["runs"])
-    assert record["median"] == sorted(record["runs"])[_bench.REPEATS // 2]
+    assert record["median"] == sorted(record["runs"])[bench.REPEATS // 2]
 
 
 def test_bench_defaults_to_the_native_env_where_there_is_one(capsys, drift_id):
@@ -103,13 +105,13 @@ def test_the_measured_env_steps_match_the_steps_taken(monkeypatch):
         step()
         return 10.0  # calls per second
 
-    monkeypatch.setattr(_bench, "_calls_per_second", fake_rate)
+    monkeypatch.setattr(bench, "_calls_per_second", fake_rate)
     env_spec = registration.spec("CartPole-v1")
-    vec = _bench.measure(env_spec, _bench.Backend("sync", "sync"), 4, 1.0, 0)
-    single = _bench.measure(env_spec, _bench.SINGLE_ENV, 1, 1.0, 0)
-    assert vec.rates == (40.0,) * _bench.REPEATS
-    assert single.rates == (10.0,) * _bench.REPEATS
-    assert len(calls) == 2 * (1 + _bench.REPEATS)  # a warm-up, then the timed runs
+    vec = bench.measure(env_spec, bench.Backend("sync", "sync"), 4, 1.0, 0)
+    single = bench.measure(env_spec, bench.SINGLE_ENV, 1, 1.0, 0)
+    assert vec.rates == (40.0,) * bench.REPEATS
+    assert single.rates == (10.0,) * bench.REPEATS
+    assert len(calls) == 2 * (1 + bench.REPEATS)  # a warm-up, then the timed runs
 
 
 class ThreeStepEnv(sekai.Env):
@@ -133,8 +135,8 @@ class ThreeStepEnv(sekai.Env):
 
 
 def test_the_single_env_is_reset_when_its_episode_ends():
-    env = _bench._build(EnvSpec("ThreeStep-v0", ThreeStepEnv), _bench.SINGLE_ENV, 1)
-    step, env_steps = _bench._random_stepper(env, _bench.SINGLE_ENV, seed=0)
+    env = bench._build(EnvSpec("ThreeStep-v0", ThreeStepEnv), bench.SINGLE_ENV, 1)
+    step, env_steps = bench._random_stepper(env, bench.SINGLE_ENV, seed=0)
     for _ in range(9):
         step()
     assert env_steps == 1 and env.unwrapped.resets == 1 + 3
@@ -172,7 +174,7 @@ def test_compare_prints_every_backend_at_every_num_envs(capsys, tmp_path, drift_
 
 @pytest.mark.needs("matplotlib")
 def test_compare_plot_draws_a_png(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(_bench, "_cores", lambda: 1)
+    monkeypatch.setattr(bench, "_cores", lambda: 1)
     picture = tmp_path / "bench.png"
     status, _, _ = _bench_cli(
         capsys, "CartPole-v1", "--compare", "--num-envs", "2", "4", "--seconds", SECONDS,
@@ -188,7 +190,7 @@ def test_compare_plot_draws_a_png(capsys, tmp_path, monkeypatch):
 
 
 def test_compare_skips_proc_with_more_workers_than_sub_envs(capsys, monkeypatch):
-    monkeypatch.setattr(_bench, "_cores", lambda: 2)
+    monkeypatch.setattr(bench, "_cores", lambda: 2)
     status, out, _ = _bench_cli(
         capsys, "CartPole-v1", "--compare", "--num-envs", "1", "2", "--seconds", SECONDS
     )
@@ -203,7 +205,7 @@ def test_progress_draws_a_bar_on_a_terminal():
             return True
 
     stream = Terminal()
-    with _bench._Progress(total=4, stream=stream) as progress:
+    with bench._Progress(total=4, stream=stream) as progress:
         progress.describe("sync, 16 sub-envs")
         progress.advance()
         progress.report("sync, 16 sub-envs: 1,000 steps/s")
@@ -213,13 +215,13 @@ def test_progress_draws_a_bar_on_a_terminal():
 
 
 def test_the_table_rounds_to_three_significant_digits():
-    sync = _bench.Backend("sync", "sync")
-    table = _bench.format_table(
+    sync = bench.Backend("sync", "sync")
+    table = bench.format_table(
         "X-v0",
         [
-            _bench.Measurement(sync, 16, (49_123.0,)),
-            _bench.Measurement(sync, 1024, (1_012_345.0,)),
-            _bench.Measurement(_bench.SINGLE_ENV, 1, (34_049.0,)),
+            bench.Measurement(sync, 16, (49_123.0,)),
+            bench.Measurement(sync, 1024, (1_012_345.0,)),
+            bench.Measurement(bench.SINGLE_ENV, 1, (34_049.0,)),
         ],
         seconds=1.0,
     )
@@ -275,11 +277,37 @@ def test_plot_without_matplotlib_says_what_to_install(capsys, monkeypatch, tmp_p
     assert not (tmp_path / "b.png").exists()
 
 
-def test_bench_without_sekai_vector_says_what_to_install(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "sekai.vector._bench", None)  # as if not installed
-    monkeypatch.delattr(sekai.vector, "_bench")
+def _without_the_vector_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line of an install without sekai-vector (nor the meta-distribution)."""
+    installed = registration._plugin_entry_points()
+    others = [ep for ep in installed if ep.value != "sekai._plugins.vector"]
+    assert len(others) == len(installed) - 1
+    monkeypatch.setattr(registration, "_plugin_entry_points", lambda: others)
+    monkeypatch.setattr(sekai.cli, "registry", registration.Registry())
+    real = importlib.metadata.distribution
+
+    def distribution(name: str) -> importlib.metadata.Distribution:
+        if name == "sekai":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", distribution)
+
+
+def test_bench_is_the_vector_plugins_command(capsys, monkeypatch):
+    _without_the_vector_plugin(monkeypatch)
     status, _, err = _bench_cli(capsys, "CartPole-v1")
-    assert status == 2 and "pip install sekai-vector" in err
+    assert status == 2 and len(err.splitlines()) == 1
+    assert "no command 'bench' (commands: list)" in err and "pip install sekai " in err
+    assert main(["list", "--json"]) == 0  # the others still work
+
+
+def test_bench_is_listed_in_the_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert re.search(
+        r"\n +bench +measure an env's random-action throughput\n", capsys.readouterr().out
+    )
 
 
 def test_a_user_error_from_the_installed_command_has_no_traceback():

@@ -56,6 +56,19 @@ def test_a_plain_wrapper_passes_everything_through():
         VecWrapper(WalkEnv())
 
 
+@pytest.mark.parametrize(
+    ("wrapper", "advice"),
+    [
+        (sekai.RecordEpisodeStatistics, "use sekai.VecRecordEpisodeStatistics, its vector version"),
+        (lambda env: sekai.TimeLimit(env, 3), "with make_vec(..., wrappers=[TimeLimit])"),
+    ],
+)
+def test_a_single_env_wrapper_refuses_a_vec_env_and_names_what_to_use(wrapper, advice):
+    with pytest.raises(TypeError, match="wraps a single env, got the VecEnv SyncVecEnv") as error:
+        wrapper(walks(length=2))
+    assert advice in str(error.value)
+
+
 def test_observation_wrappers_transform_terminal_observations_too():
     vec = Double(walks(length=2))
     assert vec.reset(seed=0).observations[:, 0].tolist() == [0, 0]

@@ -84,9 +84,9 @@ def test_bad_max_episode_steps_at_make_is_a_value_error():
         sekai.make("test/Counting-v0", max_episode_steps=0)
 
 
-def test_make_from_an_unregistered_spec_and_spec_make():
+def test_make_from_an_unregistered_spec():
     spec = EnvSpec("test/Loose-v0", CountingEnv, max_episode_steps=4, kwargs={"start": 1})
-    env = spec.make(start=3)
+    env = sekai.make(spec, start=3)
     assert "test/Loose-v0" not in sekai.registry
     assert (env.max_episode_steps, env.unwrapped.start) == (4, 3)
     assert sekai.make(spec).spec == spec

@@ -1,8 +1,9 @@
 """sekai: reinforcement-learning environments for markets.
 
 ``import sekai`` is cheap: it imports no numpy and no plugin machinery. Every public name is
-resolved on first access from a fixed table, so names that live in other distributions
-(``sekai.SyncVecEnv``, ``sekai.make_vec``, ...) are reachable here once those are installed.
+resolved on first access: sekai-core's own from a fixed table, the names of other
+distributions (``sekai.SyncVecEnv``, ``sekai.make_vec``, ...) from what their plugins register
+(``sekai_register_names``), asked only when a name is not core's.
 """
 
 from __future__ import annotations
@@ -11,6 +12,11 @@ import os
 import sys
 
 from sekai._version import __version__ as __version__
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; the type checker sets this
+if TYPE_CHECKING:
+    from sekai.registration import PublicName
+del TYPE_CHECKING
 
 
 def _extend_path(path: list[str], *parts: str) -> None:
@@ -23,8 +29,8 @@ def _extend_path(path: list[str], *parts: str) -> None:
 
 _extend_path(__path__, "sekai")
 
-# public name -> module that defines it (a module name mapped to itself is a submodule).
-_CORE = "sekai-core"
+# sekai-core's public names -> module that defines it (a module name mapped to itself is a
+# submodule)
 _LAZY: dict[str, str] = {
     # spaces
     "spaces": "sekai.spaces",
@@ -46,7 +52,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["Env", "ResetResult", "StepResult", "EnvClosed"], "sekai.core"),
     **dict.fromkeys(["MultiAgentEnv", "MAResetResult", "MAStepResult"], "sekai.multi_agent"),
     # registry
-    **dict.fromkeys(["register", "make", "spec", "registry", "EnvSpec"], "sekai.registration"),
+    **dict.fromkeys(["register", "spec", "registry", "EnvSpec"], "sekai.registration"),
+    "make": "sekai.making",
     # wrappers
     "wrappers": "sekai.wrappers",
     **dict.fromkeys(
@@ -89,78 +96,51 @@ _LAZY: dict[str, str] = {
     "check_env": "sekai.env_checker",
     "testing": "sekai.testing",
     "envs": "sekai.envs",
-    # sekai-vector
-    "vector": "sekai.vector",
-    **dict.fromkeys(
-        [
-            "VecEnv",
-            "SyncVecEnv",
-            "AsyncVecEnv",
-            "ProcVecEnv",
-            "NativeVecEnv",
-            "VecEnvWorkerError",
-            "VecEnvClosed",
-            "VecResetResult",
-            "VecStepResult",
-            "make_vec",
-            "stack_infos",
-            "VecWrapper",
-            "VecObservationWrapper",
-            "VecRewardWrapper",
-            "VecActionWrapper",
-            "VecRecordEpisodeStatistics",
-            "VecNormalizeObservation",
-            "VecNormalizeReward",
-            "VecTransformObservation",
-            "VecTransformReward",
-        ],
-        "sekai.vector",
-    ),
-    # sekai-finance and sekai-compat
-    "finance": "sekai.finance",
-    "compat": "sekai.compat",
 }
-
-# first module component below sekai -> the distribution that ships it
-_DISTRIBUTIONS = {"vector": "sekai-vector", "finance": "sekai-finance", "compat": "sekai-compat"}
 
 
 def __getattr__(name: str) -> object:
-    try:
-        module_name = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'sekai' has no attribute {name!r}") from None
-    import importlib
+    if name == "__all__":  # `from sekai import *`: core's names and the installed plugins'
+        value: object = sorted(
+            {n for n, m in _LAZY.items() if m != f"sekai.{n}"}
+            | {n for n, entry in _plugin_names().items() if entry.module != f"sekai.{n}"}
+        )
+    elif name in _LAZY:
+        import importlib
 
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        distribution = _DISTRIBUTIONS.get(module_name.split(".")[1], _CORE)
-        if distribution != _CORE and error.name is not None and module_name.startswith(error.name):
-            raise ModuleNotFoundError(
-                f"sekai.{name} is part of the {distribution} distribution, which is not "
-                f"installed; install it with: pip install {distribution}",
-                name=error.name,
-            ) from error
-        raise
-    value = module if module_name == f"sekai.{name}" else getattr(module, name)
+        module = importlib.import_module(_LAZY[name])
+        value = module if _LAZY[name] == f"sekai.{name}" else getattr(module, name)
+    elif name.startswith("_"):  # probes for dunders and private names load no plugin
+        raise AttributeError(f"module 'sekai' has no attribute {name!r}")
+    elif _is_submodule(name):  # also what `from sekai import x` asks before importing sekai.x
+        import importlib
+
+        value = importlib.import_module(f"sekai.{name}")
+    elif name in (names := _plugin_names()):
+        value = names[name].load()
+    else:
+        from sekai.registration import missing_family_hint
+
+        raise AttributeError(f"module 'sekai' has no attribute {name!r}.{missing_family_hint()}")
     globals()[name] = value
     return value
 
 
+def _is_submodule(name: str) -> bool:
+    """Whether some distribution ships ``sekai/<name>.py`` or ``sekai/<name>/``."""
+    return any(
+        os.path.isfile(os.path.join(folder, f"{name}.py"))
+        or os.path.isdir(os.path.join(folder, name))
+        for folder in __path__
+    )
+
+
+def _plugin_names() -> dict[str, PublicName]:
+    """The names installed plugins add to ``sekai`` (this loads the plugins)."""
+    from sekai.registration import registry
+
+    return registry.names("sekai")
+
+
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
-
-def _installed(module_name: str) -> bool:
-    """Whether the distribution shipping ``module_name`` is installed (a folder on __path__)."""
-    part = module_name.split(".")[1]
-    return part not in _DISTRIBUTIONS or any(os.path.isdir(os.path.join(p, part)) for p in __path__)
-
-
-# `from sekai import *` takes the public names of the installed distributions only.
-__all__ = sorted(
-    name
-    for name, module_name in _LAZY.items()
-    if not module_name.endswith(f".{name}") and _installed(module_name)
-)
+    return sorted({*globals(), *_LAZY, *_plugin_names()})

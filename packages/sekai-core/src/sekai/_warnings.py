@@ -30,9 +30,8 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
 
 
 def _sekai_folders() -> tuple[str, ...]:
-    import sekai
-
-    return tuple(os.path.join(os.path.abspath(folder), "") for folder in sekai.__path__)
+    package = sys.modules[__name__.rpartition(".")[0]]  # sekai, loaded before any of its modules
+    return tuple(os.path.join(os.path.abspath(folder), "") for folder in package.__path__)
 
 
 def _is_internal(filename: str) -> bool:

@@ -1,12 +1,10 @@
 """The ``sekai`` command line: ``sekai list`` shows every registered env (``--modes``: every
-vectorization mode), ``sekai bench`` times one.
+vectorization mode); plugins add their own commands (sekai-vector's ``sekai bench``).
 
-Each subcommand is an ``_add_<name>`` function, called from ``_parser``, that adds its
-parser to the subparsers and sets ``run`` to the function that executes it and returns the exit
-code. A command whose code lives in another distribution (``sekai bench``) adds its parser here
-and imports that code inside its ``run`` function, so ``sekai list`` works with sekai-core alone.
-A mistake the user made is a ``UsageError``: one line on stderr and exit status 2, no
-traceback.
+A subcommand adds its parser to the subparsers and sets ``run`` to the function that executes
+it and returns the exit code: ``_add_list`` here, and each plugin's ``sekai_add_commands`` hook
+(``sekai.hookspecs``). A mistake the user made is a ``UsageError``: one line on stderr and exit
+status 2, no traceback.
 """
 
 from __future__ import annotations
@@ -21,7 +19,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sekai._version import __version__
-from sekai.registration import EnvSpec, VectorizationMode, load_entry_point, registry
+from sekai.registration import (
+    EnvSpec,
+    VectorizationMode,
+    load_entry_point,
+    missing_family_hint,
+    registry,
+)
 
 _USER_REGISTRATIONS = "registered at runtime"
 _EXIT_USAGE = 2  # argparse's status for a usage error; ours are the same kind of mistake
@@ -33,7 +37,14 @@ class UsageError(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``sekai`` command with ``argv`` (default: the process arguments)."""
-    parser = _parser()
+    parser, commands = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    typed = next((word for word in argv if not word.startswith("-")), None)
+    if typed is not None and typed not in commands.choices:
+        known = ", ".join(sorted(commands.choices))
+        message = f"no command {typed!r} (commands: {known}).{missing_family_hint()}"
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
+        return _EXIT_USAGE
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
@@ -45,7 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction[Any]]:
+    """The parser, and its subcommands: ``list`` and those the plugins add."""
     parser = argparse.ArgumentParser(
         prog="sekai", description="Reinforcement-learning environments for markets."
     )
@@ -54,8 +66,8 @@ def _parser() -> argparse.ArgumentParser:
         title="commands", required=True, metavar="COMMAND", dest="command"
     )
     _add_list(commands)
-    _add_bench(commands)
-    return parser
+    registry.call_hook("sekai_add_commands", commands=commands)
+    return parser, commands
 
 
 def _add_list(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -165,63 +177,3 @@ def _describe(env_spec: EnvSpec) -> str:
     summary = (inspect.getdoc(env_class) or "").strip().split("\n\n")[0]
     summary = re.sub(r":[\w.]+:(?=`)", "", " ".join(summary.split()))  # :mod:`x` -> `x`
     return re.sub(r"``?([^`]+)``?", r"\1", summary)
-
-
-def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    command = commands.add_parser(
-        "bench",
-        help="measure an env's random-action throughput",
-        description="Measure random-action throughput in env steps per second: a warm-up, then "
-        "repeated timed runs, reporting their median, min and max. With --compare, run every "
-        "backend at several numbers of sub-envs and print a table. Needs sekai-vector.",
-    )
-    command.add_argument("id", help="a registered env id, e.g. CartPole-v1")
-    command.add_argument(
-        "--num-envs",
-        type=int,
-        nargs="+",
-        metavar="N",
-        help="number of sub-envs (default 16; with --compare, several: default 16 64 256 1024)",
-    )
-    command.add_argument(
-        "--mode",
-        help="vectorization mode passed to make_vec: native, sync, async, proc, ... "
-        "(default: native where the env has one, else sync)",
-    )
-    command.add_argument(
-        "--workers", type=int, metavar="W", help="worker processes for --mode proc"
-    )
-    command.add_argument(
-        "--seconds",
-        type=float,
-        default=2.0,
-        metavar="S",
-        help="timed seconds per measurement, split over the repeats (default 2)",
-    )
-    command.add_argument(
-        "--seed", type=int, default=0, metavar="K", help="seed for the env and actions"
-    )
-    command.add_argument(
-        "--compare",
-        action="store_true",
-        help="run native (where the env has one), sync, proc with 1..cores workers and the "
-        "single env, and print the table",
-    )
-    command.add_argument(
-        "--plot", metavar="FILE.png", help="with --compare: draw the table (needs matplotlib)"
-    )
-    command.add_argument("--json", metavar="FILE", help="write the figures to FILE as JSON")
-    command.set_defaults(run=_run_bench)
-
-
-def _run_bench(args: argparse.Namespace) -> int:
-    try:
-        from sekai.vector import _bench
-    except ModuleNotFoundError as error:
-        if error.name is None or not error.name.startswith("sekai.vector"):
-            raise
-        raise UsageError(
-            "sekai bench needs sekai-vector, which is not installed; "
-            "install it with: pip install sekai-vector"
-        ) from None
-    return _bench.run(args)

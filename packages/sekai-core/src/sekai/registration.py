@@ -1,10 +1,12 @@
 """The env registry: ids -> ``EnvSpec``, filled by plugins and by ``register``.
 
 The registry also holds the vectorization modes that plugins register (name -> vector env class,
-as ``VectorizationMode``), which ``make_vec`` looks up by name.
+as ``VectorizationMode``), which ``make_vec`` looks up by name, and the public names they add to
+``sekai`` and ``sekai.testing`` (``PublicName``).
 
 Plugins are modules named by entry points in the ``sekai.plugins`` group; each implements hooks
-of ``sekai.hookspecs`` (``sekai_register_envs``, ``sekai_register_vectorization_modes``).
+of ``sekai.hookspecs`` (``sekai_register_envs``, ``sekai_register_vectorization_modes``,
+``sekai_register_names``, ``sekai_add_commands``).
 They are loaded the first time the registry is used (``make``, ``spec``,
 ``register``, reading ``registry``, ``sekai list``, ``make_vec``), never at
 ``import sekai``, so importing sekai stays cheap and a broken third-party plugin only costs a
@@ -13,7 +15,6 @@ warning.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import difflib
 import functools
@@ -33,12 +34,12 @@ from sekai.checks import check_positive_int
 __all__ = [
     "EnvSpec",
     "PluginWarning",
+    "PublicName",
     "RESERVED_MODES",
     "Registry",
     "UnknownEnvError",
     "VectorizationMode",
     "load_entry_point",
-    "make",
     "register",
     "registry",
     "spec",
@@ -61,10 +62,10 @@ _ENTRY_POINT_PATTERN = re.compile(
     r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
 )
 
-# distribution -> names of the envs it registers, for the "pip install ..." hint on unknown ids
-_OPTIONAL_ENVS = {
-    "sekai-finance": frozenset({"Trading", "Portfolio", "MarketMaking", "OptimalExecution"}),
-}
+_NAMESPACES = frozenset({"sekai", "sekai.testing"})
+"""Where a plugin may add public names (``sekai_register_names``)."""
+_FAMILY = "sekai"
+"""The meta-distribution that installs every sekai distribution."""
 
 
 class UnknownEnvError(KeyError, ValueError):
@@ -124,10 +125,6 @@ class EnvSpec:
         """The N of ``-vN``, or None for an unversioned id."""
         return _parse_id(self.id)[2]
 
-    def make(self, *, max_episode_steps: int | None = None, **kwargs: Any) -> Any:
-        """Build this env; see ``make``."""
-        return make(self, max_episode_steps=max_episode_steps, **kwargs)
-
     def __repr__(self) -> str:
         fields = f"id={self.id!r}"
         if self.max_episode_steps is not None:
@@ -163,6 +160,42 @@ class VectorizationMode:
                 f"the entry point of vectorization mode {self.name!r} must be a "
                 f"'package.module:Class' string, got {self.entry_point!r}"
             )
+
+
+@dataclasses.dataclass(frozen=True)
+class PublicName:
+    """A name a plugin added: ``<namespace>.<name>`` is ``getattr(module, name)``, or ``module``
+    itself when ``module`` is ``"<namespace>.<name>"``."""
+
+    name: str
+    module: str
+    namespace: str = "sekai"
+    distribution: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier() or self.name[0] == "_":
+            raise ValueError(
+                f"a public name must be an identifier not starting with '_', got {self.name!r}"
+            )
+        if not isinstance(self.module, str) or not all(
+            part.isidentifier() for part in self.module.split(".")
+        ):
+            raise ValueError(
+                f"the module of public name {self.name!r} must be a dotted module name, "
+                f"got {self.module!r}"
+            )
+        if self.namespace not in _NAMESPACES:
+            raise ValueError(
+                f"public name {self.name!r}: namespace must be one of {sorted(_NAMESPACES)}, "
+                f"got {self.namespace!r}"
+            )
+
+    def load(self) -> Any:
+        """The object this name stands for (its module is imported now)."""
+        module = importlib.import_module(self.module)
+        if self.module == f"{self.namespace}.{self.name}":
+            return module
+        return getattr(module, self.name)
 
 
 def _parse_id(env_id: str) -> tuple[str | None, str, int | None]:
@@ -269,6 +302,8 @@ class Registry(Mapping[str, EnvSpec]):
     def __init__(self) -> None:
         self._specs: dict[str, EnvSpec] = {}
         self._modes: dict[str, VectorizationMode] = {}
+        self._names: dict[tuple[str, str], PublicName] = {}
+        self._manager: pluggy.PluginManager | None = None
         self._lock = threading.RLock()
         self._loaded = False
         self._loading = False
@@ -306,6 +341,18 @@ class Registry(Mapping[str, EnvSpec]):
         self._load_plugins()
         return dict(sorted(self._modes.items()))
 
+    def names(self, namespace: str = "sekai") -> dict[str, PublicName]:
+        """The public names plugins added to ``namespace`` (``"sekai"`` or ``"sekai.testing"``)."""
+        self._load_plugins()
+        return {name: entry for (space, name), entry in self._names.items() if space == namespace}
+
+    def call_hook(self, name: str, **kwargs: Any) -> list[Any]:
+        """Call hook ``name`` of ``sekai.hookspecs`` on every loaded plugin; return the results."""
+        self._load_plugins()
+        if self._manager is None:  # the plugins are being loaded: none is ready
+            return []
+        return list(getattr(self._manager.hook, name)(**kwargs))
+
     def _store(self, env_spec: EnvSpec) -> str | None:
         """Store ``env_spec``; if it replaces an entry, return the warning that says so."""
         previous = self._specs.get(env_spec.id)
@@ -325,16 +372,17 @@ class Registry(Mapping[str, EnvSpec]):
                 return
             self._loading = True
             problems: list[tuple[str, type[Warning]]] = []
-            before, modes_before = dict(self._specs), dict(self._modes)
+            before = dict(self._specs), dict(self._modes), dict(self._names)
             try:
                 manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
                 manager.add_hookspecs(hookspecs)
                 for plugin_entry_point in _plugin_entry_points():
                     problems += self._load_plugin(manager, plugin_entry_point)
             except BaseException:  # Ctrl-C while loading: the next use loads them all again
-                self._specs, self._modes = before, modes_before
+                self._specs, self._modes, self._names = before
                 raise
             else:
+                self._manager = manager
                 self._loaded = True
             finally:
                 self._loading = False
@@ -353,9 +401,13 @@ class Registry(Mapping[str, EnvSpec]):
         distribution = _distribution_name(plugin_entry_point)
         staged: list[EnvSpec] = []  # in call order, so an id registered twice warns
         staged_modes: list[VectorizationMode] = []
+        staged_names: list[PublicName] = []
 
         def register_mode(name: str, entry_point: str) -> None:
             staged_modes.append(VectorizationMode(name, entry_point, distribution))
+
+        def register_name(name: str, module: str, *, namespace: str = "sekai") -> None:
+            staged_names.append(PublicName(name, module, namespace, distribution))
 
         def register_from_plugin(
             id: str,
@@ -388,6 +440,8 @@ class Registry(Mapping[str, EnvSpec]):
                 "sekai_register_vectorization_modes", others
             )
             register_modes(register=register_mode)
+            register_names = manager.subset_hook_caller("sekai_register_names", others)
+            register_names(register=register_name)
         except (Exception, SystemExit) as error:  # sys.exit() in a plugin must not end the caller
             if plugin is not None and manager.is_registered(plugin):
                 manager.unregister(plugin)
@@ -399,6 +453,7 @@ class Registry(Mapping[str, EnvSpec]):
             return [(failure, PluginWarning)]
         replaced = [self._store(env_spec) for env_spec in staged]
         replaced += [self._store_mode(mode) for mode in staged_modes]
+        replaced += [self._store_name(entry) for entry in staged_names]
         return [(message, UserWarning) for message in replaced if message is not None]
 
     def _store_mode(self, mode: VectorizationMode) -> str | None:
@@ -413,20 +468,25 @@ class Registry(Mapping[str, EnvSpec]):
             f"{_by(mode.distribution)}"
         )
 
+    def _store_name(self, entry: PublicName) -> str | None:
+        """Store ``entry``; if it replaces a name, return the warning that says so."""
+        key = (entry.namespace, entry.name)
+        previous = self._names.get(key)
+        self._names[key] = entry
+        if previous is None:
+            return None
+        return (
+            f"the name {entry.namespace}.{entry.name} was already registered"
+            f"{_by(previous.distribution)}; replacing it with {entry.module!r}"
+            f"{_by(entry.distribution)}"
+        )
+
     def _unknown_message(self, env_id: str) -> str:
         message = f"no env registered with id {env_id!r}."
         matches = difflib.get_close_matches(env_id, self._specs, n=3, cutoff=0.6)
         if matches:
             message += f" Did you mean {', '.join(map(repr, matches))}?"
-        missing = _missing_distribution(env_id)
-        if missing is not None:
-            message += (
-                f" {env_id!r} is provided by the {missing} distribution, which is not "
-                f"installed; install it with: pip install {missing}"
-            )
-        else:
-            message += " Run `sekai list` to see every registered id."
-        return message
+        return message + " Run `sekai list` to see every registered id." + missing_family_hint()
 
 
 def _check_hooks(manager: pluggy.PluginManager, plugin: object) -> None:
@@ -444,23 +504,25 @@ def _by(distribution: str | None) -> str:
     return "" if distribution is None else f" by {distribution}"
 
 
-def _missing_distribution(env_id: str) -> str | None:
-    """The optional distribution that would provide ``env_id``, if it is not installed."""
+def missing_family_hint() -> str:
+    """A sentence pointing to ``pip install sekai`` unless every sekai distribution is installed.
+
+    Core cannot know what a distribution that is not installed would provide (nothing of it is
+    on the machine), so the hint for an unknown id, name or command is the install that brings
+    them all: the meta-distribution ``sekai``, whose presence means the whole family is here.
+    """
     try:
-        namespace, name, _ = _parse_id(env_id)
-    except (TypeError, ValueError):
-        return None
-    for distribution, names in _OPTIONAL_ENVS.items():
-        if namespace is None and name in names:
-            try:
-                importlib.metadata.distribution(distribution)
-            except importlib.metadata.PackageNotFoundError:
-                return distribution
-    return None
+        importlib.metadata.distribution(_FAMILY)
+    except importlib.metadata.PackageNotFoundError:
+        return (
+            " Envs, names and commands of sekai distributions that are not installed are "
+            f"missing; pip install {_FAMILY} installs them all."
+        )
+    return ""
 
 
 registry = Registry()
-"""The process-wide registry behind ``register``, ``spec`` and ``make``."""
+"""The process-wide registry behind ``register``, ``spec`` and ``sekai.make``."""
 
 
 def register(
@@ -492,49 +554,3 @@ def register(
 def spec(id: str) -> EnvSpec:
     """The ``EnvSpec`` registered under ``id``; raises ``UnknownEnvError`` if none."""
     return registry[id]
-
-
-def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any) -> Any:
-    """Build the env registered under ``id`` (or described by an ``EnvSpec``).
-
-    The entry point is called with a deep copy of the registered kwargs updated by ``kwargs``,
-    and must return a sekai.Env or MultiAgentEnv. The env's ``spec`` is set to a copy of the
-    spec it was built from, overrides included. When the spec or the caller gives
-    ``max_episode_steps`` (the caller's wins) the env is wrapped in ``TimeLimit``. A sekai.Env
-    is then wrapped in ``OrderEnforcing``, which enforces the episode lifecycle: no step before
-    reset (``ResetNeeded``), a warning for a step after the episode ended, and no reset or step
-    after close (``EnvClosed``).
-    """
-    base = id if isinstance(id, EnvSpec) else registry[id]
-    steps = base.max_episode_steps if max_episode_steps is None else max_episode_steps
-    # each env gets its own copy of the registered defaults (a list default is not shared
-    # between envs) and its own spec (changing env.spec.kwargs does not change the registry)
-    env_spec = dataclasses.replace(
-        base, kwargs={**copy.deepcopy(base.kwargs), **kwargs}, max_episode_steps=steps
-    )
-    try:
-        env = load_entry_point(base.entry_point)(**env_spec.kwargs)
-    except Exception as error:  # keep the type, say which env and arguments it came from
-        error.add_note(f"raised by sekai.make({base.id!r}) with kwargs {env_spec.kwargs!r}")
-        raise
-    from sekai.core import Env  # here, so that listing and discovering envs needs no numpy
-    from sekai.multi_agent import MultiAgentEnv
-
-    if not isinstance(env, Env | MultiAgentEnv):
-        raise TypeError(
-            f"the entry point {base.entry_point!r} of {base.id!r} returned "
-            f"{type(env).__name__} {env!r:.80}, not a sekai.Env or sekai.MultiAgentEnv"
-        )
-    env.unwrapped.spec = env_spec
-    if not isinstance(env, Env):
-        if steps is None:
-            return env
-        env.close()
-        raise TypeError(
-            f"{base.id!r} has max_episode_steps={steps}, but its entry point built a "
-            f"{type(env).__name__}, not a sekai.Env: TimeLimit is a single-agent wrapper, so "
-            "register and make multi-agent envs without max_episode_steps"
-        )
-    from sekai.wrappers import OrderEnforcing, TimeLimit
-
-    return OrderEnforcing(env if steps is None else TimeLimit(env, steps))

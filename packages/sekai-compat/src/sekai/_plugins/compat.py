@@ -1,11 +1,10 @@
-"""sekai-compat's plugin."""
+"""sekai-compat's plugin: adds ``sekai.compat`` to the names of ``sekai`` (it has no envs)."""
 
 from collections.abc import Callable
-from typing import Any
 
 from sekai.hookspecs import hookimpl
 
 
 @hookimpl
-def sekai_register_envs(register: Callable[..., Any]) -> None:
-    pass
+def sekai_register_names(register: Callable[..., None]) -> None:
+    register("compat", "sekai.compat")

@@ -16,7 +16,8 @@ import numpy as np
 
 from sekai.compat.spaces import from_gymnasium_space, to_gymnasium_space
 from sekai.core import Env, ResetResult, StepResult
-from sekai.registration import EnvSpec, make
+from sekai.making import make
+from sekai.registration import EnvSpec
 
 __all__ = ["from_gymnasium", "to_gymnasium"]
 

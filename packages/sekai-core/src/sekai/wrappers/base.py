@@ -16,7 +16,6 @@ skip them (``route_async_to_sync_overrides``).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Generator
 from typing import Any, NamedTuple, TypeVar
 
@@ -279,9 +278,6 @@ async def async_run_plan(env: Env[Any, Any], plan: Plan[_Result]) -> _Result:
 def _check_single_agent_env(env: object, wrapper_type: type) -> None:
     if isinstance(env, Env):
         return
-    vector_base = sys.modules.get("sekai.vector.base")  # loaded if env can be a VecEnv
-    if vector_base is not None and isinstance(env, vector_base.VecEnv):
-        raise TypeError(_vec_env_message(env, wrapper_type))
     from sekai.multi_agent import MultiAgentEnv
 
     if isinstance(env, MultiAgentEnv):
@@ -289,16 +285,19 @@ def _check_single_agent_env(env: object, wrapper_type: type) -> None:
             f"wrappers are single-agent: cannot wrap the MultiAgentEnv {type(env).__name__}; "
             "wrap a sekai.Env (e.g. a single-agent adapter of it) instead"
         )
+    if isinstance(getattr(env, "num_envs", None), int):  # a vector env, whichever backend
+        raise TypeError(_vec_env_message(env, wrapper_type))
     raise TypeError(f"a wrapper needs a sekai.Env to wrap, got {type(env).__name__}")
 
 
 def _vec_env_message(vec: object, wrapper_type: type) -> str:
-    """Why a single-env wrapper cannot wrap ``vec``, and what to use instead."""
-    import sekai.vector.wrappers
+    """Why a single-env wrapper cannot wrap ``vec``, and what to use instead: its vector twin
+    ``sekai.Vec<Name>`` where an installed distribution provides one."""
+    import sekai
 
     name = wrapper_type.__name__
     message = f"{name} wraps a single env, got the VecEnv {type(vec).__name__}: "
-    if hasattr(sekai.vector.wrappers, f"Vec{name}"):
+    if f"Vec{name}" in dir(sekai):
         return message + f"use sekai.Vec{name}, its vector version"
     return (
         message + f"wrap each sub-env instead, with make_vec(..., wrappers=[{name}]) "

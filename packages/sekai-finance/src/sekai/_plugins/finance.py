@@ -1,4 +1,5 @@
-"""sekai-finance's plugin: registers the market envs and their native vector versions."""
+"""sekai-finance's plugin: registers the market envs and their native vector versions, and adds
+``sekai.finance`` to the names of ``sekai``."""
 
 from collections.abc import Callable
 from typing import Any
@@ -35,3 +36,8 @@ def sekai_register_envs(register: Callable[..., Any]) -> None:
         entry_point=f"{_ENVS}.limit_order_book:LimitOrderBookMarket",
         vector_entry_point=f"{_ENVS}.limit_order_book_vec:LimitOrderBookVecEnv",
     )
+
+
+@hookimpl
+def sekai_register_names(register: Callable[..., None]) -> None:
+    register("finance", "sekai.finance")

@@ -10,7 +10,8 @@ from typing import Any
 
 from sekai.checks import check_positive_int
 from sekai.core import Env
-from sekai.registration import RESERVED_MODES, EnvSpec, load_entry_point, make, registry, spec
+from sekai.making import make
+from sekai.registration import RESERVED_MODES, EnvSpec, load_entry_point, registry, spec
 from sekai.vector.base import VecEnv
 
 EnvWrapper = Callable[[Env[Any, Any]], Env[Any, Any]]

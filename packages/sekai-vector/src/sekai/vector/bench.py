@@ -4,7 +4,8 @@ A measurement builds the env (with ``make_vec``, so every mode that
 make_vec knows works here), samples a few batches of random actions up front, warms up, then
 times ``REPEATS`` runs and keeps each run's env steps per second. ``--compare`` measures
 every backend at several numbers of sub-envs and prints the table of the Performance section of
-the vector docs. The command line in ``sekai.cli`` calls ``run``.
+the vector docs. sekai-vector's plugin adds the command to ``sekai`` (``sekai_add_commands``
+in ``sekai._plugins.vector``, which declares its arguments) and calls ``run``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from tqdm import tqdm
 
 from sekai.cli import UsageError
 from sekai.core import Env
-from sekai.registration import EnvSpec, UnknownEnvError, make, spec
+from sekai.making import make
+from sekai.registration import EnvSpec, UnknownEnvError, spec
 from sekai.vector.base import VecEnv
 from sekai.vector.making import make_vec
 
