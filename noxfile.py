@@ -42,7 +42,7 @@ PYPROJECTS = [
 EXAMPLES = [ROOT / "examples" / n / "pyproject.toml" for n in ["demo-plugin", "demo-backend"]]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
 TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
-OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib"]
+OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib", "numba"]
 
 # What each distribution's wheel may ship under its top-level folders (sdists: the same under src/).
 OWN_FILES = {
@@ -68,8 +68,8 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
         REFERENCES,
     ),
     "core-finance": (["sekai-core", "sekai-finance"], ["tests/finance"], REFERENCES),
-    "core-vector-finance": (
-        ["sekai-core", "sekai-vector", "sekai-finance", "sekai-demo-backend"],
+    "core-vector-finance": (  # with numba (`lob`): the LOB vector env's tests need it
+        ["sekai-core", "sekai-vector", "sekai-finance[lob]", "sekai-demo-backend"],
         ["tests/finance"],  # tests/vector ran in the core-vector set
         REFERENCES,
     ),
@@ -78,7 +78,7 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-pettingzoo": (["sekai-compat[pettingzoo]"], ["tests/compat"], []),
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
     "all": (
-        ["sekai[gymnasium,pettingzoo,sb3,plot]", "sekai-demo-plugin", "sekai-demo-backend"],
+        ["sekai[gymnasium,pettingzoo,sb3,plot,lob]", "sekai-demo-plugin", "sekai-demo-backend"],
         ["tests", "-m", "not browser"],  # slow tests included; the browser ones run in docs
         [],
     ),

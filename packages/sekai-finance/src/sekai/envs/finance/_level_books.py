@@ -7,7 +7,8 @@ public lots ahead of it (traders' orders ahead are found by their placement sequ
 enough to reproduce price-time priority exactly for the one-lot public flow. Events (the
 traders' instructions, the background flow) run in numba-compiled loops over books and events,
 one call per step; NumPy reads the arrays for views and values. numba is imported here, so only
-the vector env pays for it; ``cache=True`` compiles each kernel once per machine.
+the vector env pays for it, and only it needs the extra ``sekai-finance[lob]``; ``cache=True``
+compiles each kernel once per machine.
 """
 
 from __future__ import annotations
@@ -16,11 +17,22 @@ import itertools
 import math
 from typing import Any
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._lob_market import MarketConfig, TraderView
+
+try:
+    import numba
+except ModuleNotFoundError as error:
+    if error.name != "numba":
+        raise
+    raise ModuleNotFoundError(
+        "LimitOrderBookVecEnv (the native vector version of LimitOrderBook-v0) compiles its "
+        "books with numba, which is not installed; install it with: "
+        "pip install 'sekai-finance[lob]'",
+        name="numba",
+    ) from error
 from sekai.finance.order_book import BUY, SELL
 from sekai.finance.order_flow import (
     CANCEL,
@@ -231,7 +243,9 @@ class LevelBooks:
 # Reference counting off (``_nrt=False``, an option of numba's CPU target that its typing
 # stubs leave out): the kernels only index arrays the caller owns and allocate nothing, and the
 # counting numba adds around every array passed to a helper otherwise doubles the time per
-# event. Small helpers are inlined into the loops that call them.
+# event. Small helpers are inlined into the loops that call them. numba has no public spelling
+# of this option (checked on 0.61-0.68); tests/finance/lob/test_numba_option.py fails if the
+# installed numba drops it or it stops removing the counting.
 _jit = numba.njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 _inline = numba.njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
 

@@ -1,0 +1,45 @@
+"""The private numba option the LOB kernels rely on (``_nrt=False``) still exists and still does
+what ``_level_books`` says: no reference counting around the arrays a kernel passes on."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+def _compiled_ir(**options: object) -> str:
+    """The LLVM IR of a kernel that passes an array to an inlined helper, as _level_books does."""
+
+    @numba.njit(inline="always", **options)
+    def first(values):  # type: ignore[no-untyped-def]
+        return values[0]
+
+    @numba.njit(**options)
+    def twice_first(values):  # type: ignore[no-untyped-def]
+        return first(values) + first(values)
+
+    assert twice_first(np.arange(3.0) + 1) == 2.0
+    return "".join(twice_first.inspect_llvm().values())
+
+
+def test_the_option_is_still_a_target_option_of_numba() -> None:
+    from numba.core.cpu import CPUTargetOptions
+
+    assert hasattr(CPUTargetOptions, "_nrt"), f"numba {numba.__version__} dropped _nrt"
+
+
+def test_without_it_numba_counts_references_and_with_it_not() -> None:
+    assert "NRT_decref" in _compiled_ir()  # so the check below can see the counting
+    assert "NRT_" not in _compiled_ir(_nrt=False)
+
+
+def test_every_level_books_kernel_is_compiled_with_it() -> None:
+    from sekai.envs.finance import _level_books
+
+    kernels = [
+        value
+        for value in vars(_level_books).values()
+        if isinstance(value, numba.core.registry.CPUDispatcher)
+    ]
+    assert len(kernels) >= 10
+    assert all(kernel.targetoptions.get("_nrt") is False for kernel in kernels)
