@@ -355,14 +355,7 @@ class Registry(Mapping[str, EnvSpec]):
 
     def _store(self, env_spec: EnvSpec) -> str | None:
         """Store ``env_spec``; if it replaces an entry, return the warning that says so."""
-        previous = self._specs.get(env_spec.id)
-        self._specs[env_spec.id] = env_spec
-        if previous is None:
-            return None
-        return (
-            f"env id {env_spec.id!r} was already registered{_by(previous.distribution)}; "
-            f"replacing it with the new registration{_by(env_spec.distribution)}"
-        )
+        return _put(self._specs, env_spec.id, env_spec, f"env id {env_spec.id!r}")
 
     def _load_plugins(self) -> None:
         if self._loaded:
@@ -452,34 +445,13 @@ class Registry(Mapping[str, EnvSpec]):
             )
             return [(failure, PluginWarning)]
         replaced = [self._store(env_spec) for env_spec in staged]
-        replaced += [self._store_mode(mode) for mode in staged_modes]
-        replaced += [self._store_name(entry) for entry in staged_names]
+        for mode in staged_modes:
+            what = f"vectorization mode {mode.name!r}"
+            replaced.append(_put(self._modes, mode.name, mode, what, mode.entry_point))
+        for entry in staged_names:
+            key, what = (entry.namespace, entry.name), f"the name {entry.namespace}.{entry.name}"
+            replaced.append(_put(self._names, key, entry, what, entry.module))
         return [(message, UserWarning) for message in replaced if message is not None]
-
-    def _store_mode(self, mode: VectorizationMode) -> str | None:
-        """Store ``mode``; if it replaces one, return the warning that says so."""
-        previous = self._modes.get(mode.name)
-        self._modes[mode.name] = mode
-        if previous is None:
-            return None
-        return (
-            f"vectorization mode {mode.name!r} was already registered"
-            f"{_by(previous.distribution)}; replacing it with {mode.entry_point!r}"
-            f"{_by(mode.distribution)}"
-        )
-
-    def _store_name(self, entry: PublicName) -> str | None:
-        """Store ``entry``; if it replaces a name, return the warning that says so."""
-        key = (entry.namespace, entry.name)
-        previous = self._names.get(key)
-        self._names[key] = entry
-        if previous is None:
-            return None
-        return (
-            f"the name {entry.namespace}.{entry.name} was already registered"
-            f"{_by(previous.distribution)}; replacing it with {entry.module!r}"
-            f"{_by(entry.distribution)}"
-        )
 
     def _unknown_message(self, env_id: str) -> str:
         message = f"no env registered with id {env_id!r}."
@@ -498,6 +470,22 @@ def _check_hooks(manager: pluggy.PluginManager, plugin: object) -> None:
             "sekai_register_vectorization_modes(register)) and decorate it with "
             "sekai.hookspecs.hookimpl"
         )
+
+
+def _put(
+    table: dict[Any, Any], key: Any, entry: Any, what: str, new: str | None = None
+) -> str | None:
+    """Put ``entry`` (with a ``distribution``) in ``table``; if it replaces one, return the
+    warning that says so, naming the new entry by ``new`` (its entry point or module)."""
+    previous = table.get(key)
+    table[key] = entry
+    if previous is None:
+        return None
+    replacement = "the new registration" if new is None else repr(new)
+    return (
+        f"{what} was already registered{_by(previous.distribution)}; "
+        f"replacing it with {replacement}{_by(entry.distribution)}"
+    )
 
 
 def _by(distribution: str | None) -> str:
