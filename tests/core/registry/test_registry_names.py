@@ -70,6 +70,23 @@ def test_a_plugin_adds_a_command(names_plugin, capsys):
     assert capsys.readouterr().out == "hello world\n"
 
 
+def test_a_plugin_whose_command_fails_warns_and_the_others_still_work(
+    fake_plugin, monkeypatch, capsys
+):
+    fake_plugin(
+        "fake-bad-command",
+        "registry_fake_bad_command",
+        "from sekai.hookspecs import hookimpl\n\n"
+        "@hookimpl\n"
+        "def sekai_add_commands(commands):\n"
+        "    commands.add_parser('list')  # taken: argparse refuses it\n",
+    )
+    monkeypatch.setattr(sekai.cli, "registry", Registry())
+    with pytest.warns(PluginWarning, match="'fake-bad-command:main' failed in sekai_add_commands"):
+        assert sekai.cli.main(["list", "--json"]) == 0
+    assert '"id": "CartPole-v1"' in capsys.readouterr().out
+
+
 def test_core_names_are_not_replaced_by_a_plugin(fake_plugin, monkeypatch):
     fake_plugin(
         "fake-shadow",

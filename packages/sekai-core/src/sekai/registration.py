@@ -347,11 +347,26 @@ class Registry(Mapping[str, EnvSpec]):
         return {name: entry for (space, name), entry in self._names.items() if space == namespace}
 
     def call_hook(self, name: str, **kwargs: Any) -> list[Any]:
-        """Call hook ``name`` of ``sekai.hookspecs`` on every loaded plugin; return the results."""
+        """Call hook ``name`` of ``sekai.hookspecs`` on every loaded plugin; return the results.
+
+        A plugin whose implementation raises gives a ``PluginWarning`` naming it, and the
+        others are still called (a broken plugin's command must not take ``sekai list`` down).
+        """
         self._load_plugins()
         if self._manager is None:  # the plugins are being loaded: none is ready
             return []
-        return list(getattr(self._manager.hook, name)(**kwargs))
+        results = []
+        for implementation in getattr(self._manager.hook, name).get_hookimpls():
+            arguments = {argument: kwargs[argument] for argument in implementation.argnames}
+            try:
+                results.append(implementation.function(**arguments))
+            except Exception as error:
+                warn(
+                    f"sekai plugin {implementation.plugin_name!r} failed in {name}: "
+                    f"{type(error).__name__}: {error}",
+                    PluginWarning,
+                )
+        return results
 
     def _store(self, env_spec: EnvSpec) -> str | None:
         """Store ``env_spec``; if it replaces an entry, return the warning that says so."""
