@@ -33,6 +33,21 @@ from sekai.registration import EnvSpec, UnknownEnvError, spec
 from sekai.vector.base import VecEnv
 from sekai.vector.making import make_vec
 
+__all__ = [
+    "COMPARE_NUM_ENVS",
+    "DEFAULT_NUM_ENVS",
+    "REPEATS",
+    "SINGLE_ENV",
+    "WARM_UP",
+    "Backend",
+    "Measurement",
+    "compare_backends",
+    "format_table",
+    "measure",
+    "plot",
+    "run",
+]
+
 REPEATS = 5
 """Timed runs per measurement; the report gives their median, min and max."""
 WARM_UP = 0.2
