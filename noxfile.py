@@ -1,4 +1,6 @@
-"""Every check CI runs. `nox` runs them all; `nox -s tests` runs one; `nox -l` lists them.
+"""Every check CI runs. `nox` runs them all but one; `nox -s tests` runs one; `nox -l` lists
+them. The one, `browser`, needs Debian's chromium: `.ci/run` runs `nox`, then installs
+chromium and runs `nox -s browser`, so the README's `nox` passes on a machine without a browser.
 
 The wheels and sdists are built once per nox run (`_dist`) and shared by every session that
 installs them, so each install set tests exactly what a user would install from an index.
@@ -22,6 +24,7 @@ nox.options.error_on_missing_interpreters = True
 # `nox` runs every check once: the install sets run each test folder against built wheels and
 # `installs(install_set='all')` the whole suite, slow tests included; `tests` (the editable
 # workspace) and `sb3` are quicker loops for development, run by name. `ray` starts a local Ray.
+# `browser` (headless Chromium) is not in the list: CI runs it by name once chromium is there.
 nox.options.sessions = [
     "lint",
     "types",
@@ -79,7 +82,7 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
     "all": (
         ["sekai[gymnasium,pettingzoo,sb3,plot]", "sekai-demo-plugin", "sekai-demo-backend"],
-        ["tests", "-m", "not browser"],  # slow tests included; the browser ones run in docs
+        ["tests", "-m", "not browser"],  # slow tests included; the browser ones: `browser`
         [],
     ),
 }
@@ -263,11 +266,34 @@ def importtime(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def docs(session: nox.Session) -> None:
-    """Build the site with --strict, then load it in headless Chromium (tests/browser/).
+    """Build the site with --strict: every page, link and docstring reference resolves."""
+    _build_site(session)
+
+
+CHROMIUM = "/usr/bin/chromium"  # where tests/browser launches it
+
+
+@nox.session(python="3.11")
+def browser(session: nox.Session) -> None:
+    """Build the site, then load it in headless Chromium (tests/browser/).
+
+    Not in the default sessions: it needs Debian's ``chromium``, which ``.ci/run`` installs
+    before it runs this session.
+    """
+    if not Path(CHROMIUM).is_file():
+        session.error(f"nox -s browser needs Debian's chromium at {CHROMIUM} (.ci/run installs it)")
+    site = _build_site(session)
+    session.run(
+        "pytest", "-p", "no:cacheprovider", "-m", "browser", "tests/browser",
+        env={"SEKAI_SITE_DIR": str(site)},
+    )  # fmt: skip
+
+
+def _build_site(session: nox.Session) -> Path:
+    """Build the documentation site with --strict into the session's tmp; return its folder.
 
     The packages go in non-editable, so that ``sekai`` is one folder for mkdocstrings (griffe
-    does not follow ``__path__`` across the editable installs' separate folders). The browser
-    test needs Debian's ``chromium`` (.ci/run installs it).
+    does not follow ``__path__`` across the editable installs' separate folders).
     """
     # uv keys its cache of a workspace package on its pyproject.toml, not its sources: rebuild
     # them, or the reference shows the docstrings of an earlier run
@@ -275,10 +301,7 @@ def docs(session: nox.Session) -> None:
     _sync(session, "--group", "docs", "--no-editable", *rebuild)
     site = Path(session.create_tmp()) / "site"
     session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env=_QUIET_MKDOCS)
-    session.run(
-        "pytest", "-p", "no:cacheprovider", "-m", "browser", "tests/browser",
-        env={"SEKAI_SITE_DIR": str(site)},
-    )  # fmt: skip
+    return site
 
 
 @nox.session(python="3.11")
