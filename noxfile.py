@@ -8,8 +8,11 @@ installs them, so each install set tests exactly what a user would install from 
 
 from __future__ import annotations
 
+import atexit
 import functools
+import os
 import re
+import shutil
 import tarfile
 import tempfile
 import tomllib
@@ -37,6 +40,11 @@ nox.options.sessions = [
 ]
 
 ROOT = Path(__file__).parent
+# Every session's TMPDIR: a short folder under the system's, removed when nox exits. nox's own
+# (`session.create_tmp()`: .nox/<session>/tmp) sits under the checkout, and from a deep one the
+# Unix socket paths under it (the forkserver's) pass the 107-byte limit; see `_tmp`.
+_TMPDIR = os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="sekai-nox-")
+atexit.register(shutil.rmtree, _TMPDIR, ignore_errors=True)
 PACKAGES = ["sekai-core", "sekai-vector", "sekai-finance", "sekai-compat"]
 PYPROJECTS = [
     ROOT / "pyproject.toml",
@@ -89,6 +97,13 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
 _QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}  # material's end-of-life banner, on every build
 
 
+def _tmp(session: nox.Session) -> Path:
+    """A folder for the session's files (nox's ``.nox/<session>/tmp``), keeping TMPDIR short."""
+    folder = Path(session.create_tmp())
+    session.env["TMPDIR"] = _TMPDIR  # create_tmp points it at the folder
+    return folder
+
+
 def _sync(session: nox.Session, *args: str) -> None:
     """Install the locked workspace (every member editable) into the session's venv."""
     session.run_install(
@@ -104,7 +119,7 @@ def _sync(session: nox.Session, *args: str) -> None:
 @functools.cache
 def _dist() -> Path:
     """Build every wheel and sdist of the workspace once per nox run."""
-    folder = Path(tempfile.mkdtemp(prefix="sekai-dist-"))
+    folder = Path(tempfile.mkdtemp(prefix="sekai-dist-", dir=_TMPDIR))  # removed at exit
     nox.command.run(
         ["uv", "build", "--all-packages", "-q", "-o", str(folder)], external=True, silent=True
     )
@@ -139,7 +154,7 @@ def _install_built(session: nox.Session, specs: list[str]) -> None:
         name = wheel.name.split("-")[0].replace("_", "-")
         chosen = sorted(extras.get(name, ()))
         lines.append(f"{name}{'[' + ','.join(chosen) + ']' if chosen else ''} @ {wheel.as_uri()}")
-    overrides = Path(session.create_tmp()) / "sekai-wheels.txt"
+    overrides = _tmp(session) / "sekai-wheels.txt"
     overrides.write_text("\n".join(lines) + "\n")
     if "sb3" in set().union(*extras.values()):
         session.install("--find-links", "/opt/wheels", TORCH_CPU)
@@ -247,7 +262,7 @@ def types(session: nox.Session) -> None:
     """mypy over the packages, installed as one `sekai` folder (mypy does not follow __path__)."""
     session.install("--no-sources", *(f"packages/{name}" for name in PACKAGES), "mypy>=1.13")
     config = str(ROOT / "pyproject.toml")
-    with session.chdir(session.create_tmp()):
+    with session.chdir(_tmp(session)):
         session.run("mypy", "--config-file", config, "-p", "sekai")
 
 
@@ -299,7 +314,7 @@ def _build_site(session: nox.Session) -> Path:
     # them, or the reference shows the docstrings of an earlier run
     rebuild = [f"--reinstall-package={name}" for name in PACKAGES]
     _sync(session, "--group", "docs", "--no-editable", *rebuild)
-    site = Path(session.create_tmp()) / "site"
+    site = _tmp(session) / "site"
     session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env=_QUIET_MKDOCS)
     return site
 
