@@ -1,4 +1,6 @@
-"""Every check CI runs. `nox` runs them all; `nox -s tests` runs one; `nox -l` lists them.
+"""Every check CI runs. `nox` runs them all but one; `nox -s tests` runs one; `nox -l` lists
+them. The one, `browser`, needs Debian's chromium: `.ci/run` runs `nox`, then installs
+chromium and runs `nox -s browser`, so the README's `nox` passes on a machine without a browser.
 
 The wheels and sdists are built once per nox run (`_dist`) and shared by every session that
 installs them, so each install set tests exactly what a user would install from an index.
@@ -6,8 +8,11 @@ installs them, so each install set tests exactly what a user would install from 
 
 from __future__ import annotations
 
+import atexit
 import functools
+import os
 import re
+import shutil
 import tarfile
 import tempfile
 import tomllib
@@ -22,6 +27,7 @@ nox.options.error_on_missing_interpreters = True
 # `nox` runs every check once: the install sets run each test folder against built wheels and
 # `installs(install_set='all')` the whole suite, slow tests included; `tests` (the editable
 # workspace) and `sb3` are quicker loops for development, run by name. `ray` starts a local Ray.
+# `browser` (headless Chromium) is not in the list: CI runs it by name once chromium is there.
 nox.options.sessions = [
     "lint",
     "types",
@@ -34,6 +40,11 @@ nox.options.sessions = [
 ]
 
 ROOT = Path(__file__).parent
+# Every session's TMPDIR: a short folder under the system's, removed when nox exits. nox's own
+# (`session.create_tmp()`: .nox/<session>/tmp) sits under the checkout, and from a deep one the
+# Unix socket paths under it (the forkserver's) pass the 107-byte limit; see `_tmp`.
+_TMPDIR = os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="sekai-nox-")
+atexit.register(shutil.rmtree, _TMPDIR, ignore_errors=True)
 PACKAGES = ["sekai-core", "sekai-vector", "sekai-finance", "sekai-compat"]
 PYPROJECTS = [
     ROOT / "pyproject.toml",
@@ -79,11 +90,18 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
     "all": (
         ["sekai[gymnasium,pettingzoo,sb3,plot,lob]", "sekai-demo-plugin", "sekai-demo-backend"],
-        ["tests", "-m", "not browser"],  # slow tests included; the browser ones run in docs
+        ["tests", "-m", "not browser"],  # slow tests included; the browser ones: `browser`
         [],
     ),
 }
 _QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}  # material's end-of-life banner, on every build
+
+
+def _tmp(session: nox.Session) -> Path:
+    """A folder for the session's files (nox's ``.nox/<session>/tmp``), keeping TMPDIR short."""
+    folder = Path(session.create_tmp())
+    session.env["TMPDIR"] = _TMPDIR  # create_tmp points it at the folder
+    return folder
 
 
 def _sync(session: nox.Session, *args: str) -> None:
@@ -101,7 +119,7 @@ def _sync(session: nox.Session, *args: str) -> None:
 @functools.cache
 def _dist() -> Path:
     """Build every wheel and sdist of the workspace once per nox run."""
-    folder = Path(tempfile.mkdtemp(prefix="sekai-dist-"))
+    folder = Path(tempfile.mkdtemp(prefix="sekai-dist-", dir=_TMPDIR))  # removed at exit
     nox.command.run(
         ["uv", "build", "--all-packages", "-q", "-o", str(folder)], external=True, silent=True
     )
@@ -136,7 +154,7 @@ def _install_built(session: nox.Session, specs: list[str]) -> None:
         name = wheel.name.split("-")[0].replace("_", "-")
         chosen = sorted(extras.get(name, ()))
         lines.append(f"{name}{'[' + ','.join(chosen) + ']' if chosen else ''} @ {wheel.as_uri()}")
-    overrides = Path(session.create_tmp()) / "sekai-wheels.txt"
+    overrides = _tmp(session) / "sekai-wheels.txt"
     overrides.write_text("\n".join(lines) + "\n")
     if "sb3" in set().union(*extras.values()):
         session.install("--find-links", "/opt/wheels", TORCH_CPU)
@@ -244,7 +262,7 @@ def types(session: nox.Session) -> None:
     """mypy over the packages, installed as one `sekai` folder (mypy does not follow __path__)."""
     session.install("--no-sources", *(f"packages/{name}" for name in PACKAGES), "mypy>=1.13")
     config = str(ROOT / "pyproject.toml")
-    with session.chdir(session.create_tmp()):
+    with session.chdir(_tmp(session)):
         session.run("mypy", "--config-file", config, "-p", "sekai")
 
 
@@ -263,22 +281,42 @@ def importtime(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def docs(session: nox.Session) -> None:
-    """Build the site with --strict, then load it in headless Chromium (tests/browser/).
+    """Build the site with --strict: every page, link and docstring reference resolves."""
+    _build_site(session)
+
+
+CHROMIUM = "/usr/bin/chromium"  # where tests/browser launches it
+
+
+@nox.session(python="3.11")
+def browser(session: nox.Session) -> None:
+    """Build the site, then load it in headless Chromium (tests/browser/).
+
+    Not in the default sessions: it needs Debian's ``chromium``, which ``.ci/run`` installs
+    before it runs this session.
+    """
+    if not Path(CHROMIUM).is_file():
+        session.error(f"nox -s browser needs Debian's chromium at {CHROMIUM} (.ci/run installs it)")
+    site = _build_site(session)
+    session.run(
+        "pytest", "-p", "no:cacheprovider", "-m", "browser", "tests/browser",
+        env={"SEKAI_SITE_DIR": str(site)},
+    )  # fmt: skip
+
+
+def _build_site(session: nox.Session) -> Path:
+    """Build the documentation site with --strict into the session's tmp; return its folder.
 
     The packages go in non-editable, so that ``sekai`` is one folder for mkdocstrings (griffe
-    does not follow ``__path__`` across the editable installs' separate folders). The browser
-    test needs Debian's ``chromium`` (.ci/run installs it).
+    does not follow ``__path__`` across the editable installs' separate folders).
     """
     # uv keys its cache of a workspace package on its pyproject.toml, not its sources: rebuild
     # them, or the reference shows the docstrings of an earlier run
     rebuild = [f"--reinstall-package={name}" for name in PACKAGES]
     _sync(session, "--group", "docs", "--no-editable", *rebuild)
-    site = Path(session.create_tmp()) / "site"
+    site = _tmp(session) / "site"
     session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env=_QUIET_MKDOCS)
-    session.run(
-        "pytest", "-p", "no:cacheprovider", "-m", "browser", "tests/browser",
-        env={"SEKAI_SITE_DIR": str(site)},
-    )  # fmt: skip
+    return site
 
 
 @nox.session(python="3.11")

@@ -1,6 +1,6 @@
 """The built documentation site renders in a real browser (headless Chromium) without errors.
 
-Run by ``nox -s docs``, which builds the site and passes its folder in ``SEKAI_SITE_DIR``; the
+Run by ``nox -s browser``, which builds the site and passes its folder in ``SEKAI_SITE_DIR``; the
 site is served over HTTP on localhost, as a reader's browser would get it (the search index
 loads in a web worker, which a ``file://`` page may not start). Screenshots go next to the
 site, in ``screenshots/``, for a person to look at.
@@ -49,7 +49,7 @@ PAGES = {
 def site() -> Path:
     folder = os.environ.get("SEKAI_SITE_DIR")
     if not folder or not (Path(folder) / "index.html").is_file():
-        pytest.fail("set SEKAI_SITE_DIR to a built site (nox -s docs does both)")
+        pytest.fail("set SEKAI_SITE_DIR to a built site (nox -s browser does both)")
     return Path(folder)
 
 
@@ -73,7 +73,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    # imported here: only nox -s docs installs playwright, and every run collects this module
+    # imported here: only the docs group (nox -s docs, browser) installs playwright, and every
+    # run collects this module
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -168,6 +168,30 @@ def test_native_actions_outside_the_space_are_value_errors(trading_vec_env):
         vec.step(np.array([0, 2, 1]))
 
 
+@pytest.mark.parametrize("short", [-1, np.int64(-1)])
+def test_a_short_is_refused_without_allow_short(short):
+    env = TradingEnv()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action -1 is not a position: allowed are 0 \(flat\)"):
+        env.step(short)
+    shorts = TradingEnv(allow_short=True)
+    shorts.reset(seed=0)
+    assert shorts.step(short).info["position"] == -1
+
+
+@pytest.mark.needs("sekai-vector")
+def test_native_shorts_are_refused_without_allow_short(trading_vec_env):
+    """Only allow_short=True opens position -1; the refusal names what is allowed."""
+    vec = trading_vec_env(3)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action -1 is not a position: allowed are 0 \(flat\)"):
+        vec.step(np.array([0, -1, 1]))
+    shorts = trading_vec_env(3, allow_short=True)
+    shorts.reset(seed=0)
+    infos = shorts.step(np.array([0, -1, 1])).infos
+    assert [info["position"] for info in infos] == [0, -1, 1]
+
+
 def test_a_cost_model_returning_negative_costs_is_refused():
     env = TradingEnv(cost_model=lambda traded: -traded.sum(axis=1))
     env.reset(seed=0)

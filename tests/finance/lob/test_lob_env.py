@@ -7,7 +7,7 @@ import pytest
 
 import sekai
 from sekai.envs.finance import LimitOrderBookMarket
-from sekai.finance import SELL
+from sekai.finance import BUY, SELL
 
 
 def run_session(env: LimitOrderBookMarket, seed: int, check=None):  # type: ignore[no-untyped-def]
@@ -160,3 +160,36 @@ def test_observation_holds_book_inventory_cash_orders_and_time() -> None:
     own = result.observations["trader_0"][14:18]
     sells = [t for t in env.book.trades if t.maker_owner == 1 and t.taker_side == SELL]
     assert own[1] in (0.0, 1.0) and (own[0] == pytest.approx(100.0) or sells)
+
+
+CAPPED = {"decision_intervals": [0.5, 1.0, 2.0], "session_length": 120.0, "order_size": 2}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_inventory_never_passes_the_cap_over_long_random_sessions(seed: int) -> None:
+    """240 steps of masked random actions: no fill ever takes a trader past max_inventory (the
+    tape, replayed fill by fill), and each resting quote fits in the room the cap leaves."""
+    env = LimitOrderBookMarket(3, max_inventory=3, **CAPPED)
+    cap = env.config.max_inventory
+
+    def check(env, result):  # type: ignore[no-untyped-def]
+        for i in range(env.config.n_traders):
+            for side, sign in ((BUY, 1), (SELL, -1)):
+                order_id = env._resting(i, side)
+                lots = 0 if order_id is None else env.book.order(order_id).size
+                assert sign * env.inventory[i] + lots <= cap
+
+    run_session(env, seed=seed, check=check)
+    running = np.zeros(env.config.n_traders + 1, np.int64)  # owner 0: the public
+    reached = 0
+    for trade in env.book.trades:
+        buyer, seller = (
+            (trade.taker_owner, trade.maker_owner)
+            if trade.taker_side == BUY
+            else (trade.maker_owner, trade.taker_owner)
+        )
+        running[buyer] += trade.size
+        running[seller] -= trade.size
+        reached = max(reached, int(np.abs(running[1:]).max()))
+    assert np.array_equal(running[1:], env.inventory)
+    assert reached == cap  # the traders pressed against the cap, and it held

@@ -15,7 +15,7 @@ import sekai
 from sekai.envs.finance import LimitOrderBookMarket
 from sekai.envs.finance._level_books import LevelBooks
 from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
-from sekai.finance import BUY, SELL, ContStoikovTalreja, simulate_flow
+from sekai.finance import BUY, MARKET, SELL, ContStoikovTalreja, FlowEvents, simulate_flow
 
 KWARGS = {"decision_intervals": [1.0, 2.0, 5.0], "session_length": 20.0, "order_size": 2}
 
@@ -24,15 +24,17 @@ def assert_same(single_value, vec_value, book: int, what: str) -> None:  # type:
     assert np.array_equal(np.asarray(single_value), np.asarray(vec_value)[book]), what
 
 
-def play_together(singles, vec, seed: int) -> None:  # type: ignore[no-untyped-def]
-    """Book i of ``vec`` takes single env i's masked random actions; compare every step."""
+def play_together(singles, vec, seed: int) -> int:  # type: ignore[no-untyped-def]
+    """Book i of ``vec`` takes single env i's masked random actions; compare every step.
+    Returns the largest inventory (long or short) any trader held after a step."""
     results = [env.reset(seed=seed) for env in singles]
     vec_result = vec.reset(seed=seed)
     for i, env in enumerate(singles):
         for j, agent in enumerate(env.possible_agents):
             env.action_space(agent).seed(100 * i + j)
-    step = 0
+    step = reached = 0
     while True:
+        reached = max(reached, int(np.abs(vec.books.inventory).max()))
         for i, (env, result) in enumerate(zip(singles, results, strict=True)):
             assert sorted(result.observations) == sorted(vec_result.observations)
             for agent, obs in result.observations.items():
@@ -46,7 +48,7 @@ def play_together(singles, vec, seed: int) -> None:  # type: ignore[no-untyped-d
                     assert_same(reward, vec_result.rewards[agent], i, f"reward {agent} {step}")
         if vec_result.all_done:
             assert all(result.all_done for result in results)
-            return
+            return reached
         actions = [
             {a: env.action_space(a).sample(mask=env.action_mask(a)) for a in result.observations}
             for env, result in zip(singles, results, strict=True)
@@ -261,3 +263,62 @@ def test_reset_restores_the_opening_books_whatever_the_last_session_left() -> No
     assert np.array_equal(vec.books.accounts_cash, fresh.accounts_cash)
     assert np.array_equal(vec.books.accounts_inventory, fresh.accounts_inventory)
     play_together([single], vec, seed=6)
+
+
+CAPPED = {"decision_intervals": [0.5, 1.0, 2.0], "order_size": 2, "max_inventory": 3}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_inventory_never_passes_the_cap_in_many_books(seed: int) -> None:
+    """240 steps of masked random actions in 64 books: after every step each trader's
+    inventory, plus what its resting quote could still fill, stays within max_inventory."""
+    vec = LimitOrderBookVecEnv(64, 3, session_length=120.0, **CAPPED)
+    cap = vec.config.max_inventory
+    rng = np.random.default_rng(seed)
+    result = vec.reset(seed=seed)
+    reached = np.zeros(64, np.int64)
+    while not result.all_done:
+        result = vec.step(random_actions(vec, result.observations, rng))
+        inventory, lots = vec.books.inventory, vec.books.order_size
+        assert (inventory + lots[:, BUY] <= cap).all()
+        assert (-inventory + lots[:, SELL] <= cap).all()
+        reached = np.maximum(reached, np.abs(inventory).max(axis=1))
+    assert (reached == cap).mean() > 0.5  # most books pressed against the cap, and it held
+
+
+def test_exact_agreement_where_the_cap_cuts_orders() -> None:
+    flow = simulate_flow(ContStoikovTalreja(), 30.0, seed=3)
+    kwargs = {**CAPPED, "session_length": 30.0}
+    singles = [LimitOrderBookMarket(3, flow=flow, **kwargs) for _ in range(4)]
+    vec = LimitOrderBookVecEnv(4, 3, flow=flow, **kwargs)
+    assert play_together(singles, vec, seed=1) == 3  # traders met the cap
+    assert np.array_equal(vec.books.inventory, np.stack([env.inventory for env in singles]))
+
+
+@pytest.mark.parametrize("books", [0, 2], ids=["single", "vec"])
+def test_a_market_order_cuts_the_resting_bid_to_the_room_left(books: int) -> None:
+    """Inventory 0 of at most 3, lots of 2: the trader bids two lots one tick behind the best,
+    then buys two at market, which leaves room for one, so its bid is cut to one lot. Four
+    public one-lot market sells then reach it (1 lot at the best, 1 ahead of it at its tick):
+    it buys one lot, to 3, where the uncut bid would have bought two, to 4."""
+    sells = FlowEvents(
+        time=np.full(4, 0.5),
+        kind=np.full(4, MARKET),
+        side=np.full(4, SELL),
+        price=np.zeros(4, np.int64),
+        rank=np.zeros(4, np.int64),
+        initial_depth=(1, 1, 5, 5),
+    )
+    kwargs = {"flow": sells, "session_length": 2.0, "order_size": 2, "max_inventory": 3}
+    action = np.array([4, 0, 1])  # bid one tick behind, keep the ask, buy at market
+    if books:
+        env = LimitOrderBookVecEnv(books, 1, **kwargs)
+        env.reset(seed=0)
+        env.step({"trader_0": np.tile(action, (books, 1))})
+        inventory = env.books.inventory[:, 0]
+    else:
+        env = LimitOrderBookMarket(1, **kwargs)
+        env.reset(seed=0)
+        env.step({"trader_0": action})
+        inventory = env.inventory
+    assert inventory.tolist() == [3] * max(books, 1)

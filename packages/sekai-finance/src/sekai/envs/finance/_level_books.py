@@ -186,7 +186,8 @@ class LevelBooks:
         self, trader: int, bid: NDArray[Any], ask: NDArray[Any], market: NDArray[Any]
     ) -> None:
         """Carry out trader ``trader``'s decoded decision in every book: bid/ask tick, -1 keep
-        or -2 cancel; market side or -1 (see ``MarketConfig.decode``)."""
+        or -2 cancel; market side or -1 (see ``MarketConfig.decode``), within the inventory
+        cap."""
         self._levels = None
         _execute(
             self._state,
@@ -195,6 +196,7 @@ class LevelBooks:
             np.ascontiguousarray(ask, np.int64),
             np.ascontiguousarray(market, np.int64),
             self.config.order_size,
+            self.config.max_inventory,
         )
 
     def run_flow(self, model: ContStoikovTalreja, rng: Any, start: float, until: float) -> int:
@@ -398,12 +400,37 @@ def _place(state: Any, b: int, trader: int, side: int, price: int, size: int) ->
     _mark_touched(state[9], price)
 
 
+@_inline
+def _room(state: Any, b: int, trader: int, side: int, cap: int) -> int:
+    """Lots ``trader`` may still buy (``side`` BUY) or sell in book ``b`` within the cap."""
+    inventory = state[7][b, trader]
+    return cap - inventory if side == BUY else cap + inventory
+
+
+@_inline
+def _cut_to_room(state: Any, b: int, trader: int, side: int, cap: int) -> None:
+    """Cut ``trader``'s resting order on ``side`` to the room the cap leaves (it keeps its
+    place in the queue), or cancel it if there is none."""
+    volume, orders = state[0], state[4]
+    price = orders[b, side, trader, PRICE]
+    room = _room(state, b, trader, side, cap)
+    if price < 0 or orders[b, side, trader, SIZE] <= room:
+        return
+    if room <= 0:
+        _cancel_order(state, b, trader, side)
+    else:
+        volume[side, price, b] -= orders[b, side, trader, SIZE] - room
+        orders[b, side, trader, SIZE] = room
+
+
 @_jit
-def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int) -> None:
+def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int, cap: int) -> None:
     """Trader ``trader``'s decisions in every book, as LimitOrderBookMarket carries them out:
     a new quote replaces the resting one (one already at that tick keeps its place); post-only,
     a quote that would cross is dropped; a market order first cancels the trader's own opposite
-    quote (self-trade prevention)."""
+    quote (self-trade prevention). The inventory cap ``cap`` is hard: new quotes and market
+    orders are cut to the room it leaves, and after a market order the trader's quote on its
+    side is cut to the room left."""
     best, orders = state[2], state[4]
     for b in range(len(bid)):
         for side in range(2):
@@ -415,12 +442,15 @@ def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int
                 crosses = (
                     instruction >= best[b, SELL] if side == BUY else instruction <= best[b, BUY]
                 )
-                if not crosses:
-                    _place(state, b, trader, side, instruction, size)
+                lots = min(size, _room(state, b, trader, side, cap))
+                if not crosses and lots > 0:
+                    _place(state, b, trader, side, instruction, lots)
         if market[b] >= 0:
-            _cancel_order(state, b, trader, 1 - market[b])
-            for _ in range(size):
-                _take(state, b, market[b], trader)
+            side = market[b]
+            _cancel_order(state, b, trader, 1 - side)
+            for _ in range(min(size, _room(state, b, trader, side, cap))):
+                _take(state, b, side, trader)
+            _cut_to_room(state, b, trader, side, cap)
 
 
 @_jit

@@ -129,6 +129,11 @@ class MarketConfig:
         """Price of each tick, and 0.0 at index -1 (no level), for observations."""
         return np.append(self.price(np.arange(self.n_ticks)), 0.0)
 
+    def room(self, inventory: Any, side: int) -> Any:
+        """Lots a trader holding ``inventory`` (a number or an array) may still buy (``side``
+        BUY) or sell (SELL) without passing the cap: ``max_inventory`` -/+ ``inventory``."""
+        return self.max_inventory - inventory if side == BUY else self.max_inventory + inventory
+
     # -- trader decisions, in array form ---------------------------------------------------
     def masks(self, view: TraderView) -> tuple[NDArray[np.int8], ...]:
         """(m, 6), (m, 6), (m, 3) masks: 1 where the value is possible now."""
@@ -140,12 +145,12 @@ class MarketConfig:
         if side == BUY:
             best, own = view.bid_prices[:, 0], view.own_bid
             ticks = best[:, None] + _BID_OFFSETS[2:]
-            places = ((best >= 0) & (view.inventory + size <= self.max_inventory))[:, None]
+            places = ((best >= 0) & (self.room(view.inventory, BUY) >= size))[:, None]
             places = places & (ticks >= 0) & (view.cash[:, None] >= self.price(ticks) * size)
         else:
             best, own = view.ask_prices[:, 0], view.own_ask
             ticks = best[:, None] + _ASK_OFFSETS[2:]
-            places = ((best >= 0) & (view.inventory - size >= -self.max_inventory))[:, None]
+            places = ((best >= 0) & (self.room(view.inventory, SELL) >= size))[:, None]
             places = places & (ticks < self.n_ticks)
         mask = np.empty((len(best), 6), np.int8)
         mask[:, KEEP] = 1
@@ -162,9 +167,9 @@ class MarketConfig:
         other_bids = view.bid_volumes.sum(axis=1) - view.own_bid[:, 1] > 0
         mask = np.empty((len(view.inventory), 3), np.int8)
         mask[:, 0] = 1
-        can_buy = other_asks & (view.inventory + size <= self.max_inventory)
+        can_buy = other_asks & (self.room(view.inventory, BUY) >= size)
         mask[:, 1] = can_buy & (view.cash >= self._sweep_cost(view))
-        mask[:, 2] = other_bids & (view.inventory - size >= -self.max_inventory)
+        mask[:, 2] = other_bids & (self.room(view.inventory, SELL) >= size)
         return mask
 
     def _sweep_cost(self, view: TraderView) -> NDArray[np.float64]:

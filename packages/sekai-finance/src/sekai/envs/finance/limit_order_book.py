@@ -39,7 +39,9 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
     Each decision is ``MultiDiscrete([6, 6, 3])``: a bid instruction and an ask instruction
     (0 keep, 1 cancel, 2 improve the best quote by a tick, 3 join it, 4 one tick behind it,
     5 two ticks behind it; a new order replaces the trader's resting one) and a market order
-    (0 none, 1 buy, 2 sell), each for ``order_size`` lots. See docs/limit-order-book.md.
+    (0 none, 1 buy, 2 sell), each for ``order_size`` lots, cut to what keeps the trader's
+    inventory within ``max_inventory`` lots long or short (a hard cap: no fill passes it). See
+    docs/limit-order-book.md.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -163,7 +165,11 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         return int(bid[0]), int(ask[0]), int(market[0])
 
     def _execute(self, i: int, bid: int, ask: int, market: int) -> None:
-        """Carry out a decoded decision: bid/ask tick, -1 keep or -2 cancel; market side or -1."""
+        """Carry out a decoded decision: bid/ask tick, -1 keep or -2 cancel; market side or -1.
+
+        The inventory cap is hard: new quotes and market orders are cut to the room the cap
+        leaves (``MarketConfig.room``), and after a market order the trader's quote on its side
+        is cut to the room left; a resting order's fills then never pass the cap."""
         owner, size = i + 1, self.config.order_size
         for side, instruction in ((BUY, bid), (SELL, ask)):
             order_id = self._resting(i, side)
@@ -178,16 +184,38 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             crosses = best is not None and (
                 instruction >= best if side == BUY else instruction <= best
             )
-            if instruction >= 0 and not crosses:  # post-only: a crossing order is dropped
-                self._orders[i][side] = self.book.add(side, instruction, size, owner)
+            lots = min(size, self._room(i, side))
+            if instruction >= 0 and not crosses and lots > 0:  # post-only: crossing is dropped
+                self._orders[i][side] = self.book.add(side, instruction, lots, owner)
         if market >= 0:
             opposite = SELL if market == BUY else BUY
             own = self._resting(i, opposite)
             if own is not None:  # self-trade prevention: the trader's own quote goes first
                 self.book.cancel(own)
                 self._orders[i][opposite] = None
-            self.book.market(market, size, owner)
+            lots = min(size, self._room(i, market))
+            if lots > 0:
+                self.book.market(market, lots, owner)
+                self._settle()
+                self._cut_to_room(i, market)
         self._settle()
+
+    def _room(self, i: int, side: int) -> int:
+        """Lots trader i may still buy (BUY) or sell (SELL) within the inventory cap."""
+        return int(self.config.room(self.inventory[i], side))
+
+    def _cut_to_room(self, i: int, side: int) -> None:
+        """Cut trader i's resting order on ``side`` to the room the cap leaves (it keeps its
+        place in the queue), or cancel it if there is none."""
+        order_id = self._resting(i, side)
+        if order_id is None:
+            return
+        size, room = self.book.order(order_id).size, self._room(i, side)
+        if room <= 0:
+            self.book.cancel(order_id)
+            self._orders[i][side] = None
+        elif size > room:
+            self.book.cancel(order_id, size - room)
 
     def _resting(self, i: int, side: int) -> int | None:
         order_id = self._orders[i][side]
