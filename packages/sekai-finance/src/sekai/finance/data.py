@@ -369,8 +369,9 @@ def _bars_of(
         if len(bad):
             row = int(rows[bad[0] + 1])
             raise ValueError(
-                f"{table.where(row, _date_column(table))}: date {dates[bad[0] + 1]} does not "
-                f"come after {dates[bad[0]]}; bars must be in time order, without duplicates"
+                f"{table.where(row, _date_column(table))}: date {_show(dates[bad[0] + 1])} does "
+                f"not come after {_show(dates[bad[0]])}; bars must be in time order, without "
+                "duplicates"
             )
     close = _numbers(table, close_name, rows, minimum=0.0)
     prices = {
@@ -388,6 +389,11 @@ def _bars_of(
         chosen = [_require(table, name, "feature column") for name in _names(features)]
     values = {table.names[name]: _feature(table, name, rows, fill) for name in chosen}
     return Bars(dates, close, prices["open"], prices["high"], prices["low"], volume, values)
+
+
+def _show(date: np.datetime64) -> str:
+    """A date as ISO text, without a midnight time or zero seconds' fractions."""
+    return str(np.datetime_as_string(date, unit="s")).removesuffix("T00:00:00")
 
 
 def _names(features: Sequence[str]) -> list[str]:
@@ -571,9 +577,9 @@ def _align(assets: dict[str, Bars], align: str) -> Panel:
                 absent = dates[~np.isin(dates, own)]
                 if len(absent):
                     raise ValueError(
-                        f"symbol {symbol!r} has no bar dated {absent[0]}, which other symbols "
-                        f'have ({len(absent)} such dates); pass align="inner" to keep only the '
-                        "dates every symbol has"
+                        f"symbol {symbol!r} has no bar dated {_show(absent[0])}, which other "
+                        f'symbols have ({len(absent)} such dates); pass align="inner" to keep '
+                        "only the dates every symbol has"
                     )
         if len(dates) == 0:
             raise ValueError(f"the symbols {list(symbols)} share no date")
