@@ -43,6 +43,7 @@ EXAMPLES = [ROOT / "examples" / n / "pyproject.toml" for n in ["demo-plugin", "d
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
 TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
 OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib"]
+OPTIONAL += ["pandas", "polars", "pyarrow"]  # dataframes for data=; sekai-finance reads them
 
 # What each distribution's wheel may ship under its top-level folders (sdists: the same under src/).
 OWN_FILES = {

@@ -66,11 +66,13 @@ def test_without_features_the_observation_is_as_with_prices(googl):
     assert [{k: v for k, v in info.items() if k != "date"} for info in infos_b] == infos_a
 
 
+@pytest.mark.needs("pandas", "polars", "pyarrow")
 def test_every_kind_of_data_gives_the_same_env(tmp_path, table):
-    pd = pytest.importorskip("pandas")
-    pl = pytest.importorskip("polars")
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     frame = pd.DataFrame(table)
     frame.to_csv(tmp_path / "bars.csv", index=False)
     pq.write_table(pa.table(table), tmp_path / "bars.parquet")
@@ -113,6 +115,7 @@ def test_bad_data_names_the_problem(kwargs, message):
         TradingEnv(**kwargs)
 
 
+@pytest.mark.needs("sekai-vector")
 def test_dates_reach_the_infos_and_the_env(table, trading_vec_env):
     env = TradingEnv(data=table, episode_length=5)
     assert env._dates.dtype == np.dtype("datetime64[ns]") and len(env._dates) == len(env.prices)
@@ -150,6 +153,9 @@ def test_periods_per_year_is_inferred_from_the_dates(googl, eurusd):
         TradingEnv(data=googl.between("2018-04-01"), episode_length=50)
 
 
+short = {"lookback": 5, "episode_length": 40, "periods_per_year": 252}  # 100 bars: a short span
+
+
 def _perturbed_after(data: dict[str, np.ndarray], t: int, rng) -> dict[str, np.ndarray]:
     changed = dict(data)
     for name, values in data.items():
@@ -169,7 +175,7 @@ def test_trading_sees_nothing_after_its_bar(table, t, seed):
     data = {name: values[:100] for name, values in table.items()}
     actions = rng.integers(-1, 2, size=40)
     runs = [
-        _episode(TradingEnv(data=d, lookback=5, episode_length=40, allow_short=True), actions, 15)
+        _episode(TradingEnv(data=d, allow_short=True, **short), actions, 15)
         for d in (data, _perturbed_after(data, t, rng))
     ]
     seen = t - 15 + 1  # observations and infos of decision bars 15..t
@@ -200,10 +206,7 @@ def test_portfolio_sees_nothing_after_its_bar(googl, eurusd, t, seed):
     changed = _perturbed_after({k: v.reshape(2, n).T for k, v in long.items()}, t, rng)
     changed = {k: v.T.ravel() for k, v in changed.items()}
     actions = rng.dirichlet(np.ones(3), size=40)
-    runs = [
-        _episode(PortfolioEnv(data=d, lookback=5, episode_length=40), actions, 15)
-        for d in (long, changed)
-    ]
+    runs = [_episode(PortfolioEnv(data=d, **short), actions, 15) for d in (long, changed)]
     seen = t - 15 + 1
     np.testing.assert_array_equal(runs[0][0][:seen], runs[1][0][:seen])
     for a, b in zip(runs[0][1][:seen], runs[1][1][:seen], strict=True):

@@ -77,11 +77,18 @@ class Bars:
             len(self) if end is None else int(np.searchsorted(self.dates, np.datetime64(end, "ns")))
         )
         cut = slice(low, high)
+
+        def part(values: np.ndarray | None) -> np.ndarray | None:
+            return None if values is None else values[cut]
+
         return Bars(
             self.dates[cut],
             self.close[cut],
-            *(None if a is None else a[cut] for a in (self.open, self.high, self.low, self.volume)),
-            features={name: values[cut] for name, values in self.features.items()},
+            part(self.open),
+            part(self.high),
+            part(self.low),
+            part(self.volume),
+            {name: values[cut] for name, values in self.features.items()},
         )
 
 
@@ -142,9 +149,10 @@ def read_bars(
             features = list(data.features)
         data, price_column = _bars_columns(data), "close"
     table = _table(data)
-    if _symbol_column(table) is not None:
+    symbol = _symbol_column(table)
+    if symbol is not None:
         raise ValueError(
-            f"{table.source} has a {table.names[_symbol_column(table)]!r} column: a long table "
+            f"{table.source} has a {table.names[symbol]!r} column: a long table "
             "of several assets feeds Portfolio-v0; give one asset's rows here"
         )
     return _bars_of(table, np.arange(table.length), price_column, features, fill)
@@ -167,13 +175,15 @@ def read_panel(
     """
     if align not in ("exact", "inner"):
         raise ValueError(f'align must be "exact" or "inner", got {align!r}')
-    options = {"price_column": price_column, "features": features, "fill": fill}
     if (
         isinstance(data, Mapping)
         and data
         and all(not isinstance(value, np.ndarray | list | tuple) for value in data.values())
     ):
-        assets = {str(symbol): read_bars(table, **options) for symbol, table in data.items()}
+        assets = {
+            str(symbol): read_bars(table, price_column=price_column, features=features, fill=fill)
+            for symbol, table in data.items()
+        }
     else:
         table = _table(data)
         column = _symbol_column(table)
@@ -185,7 +195,9 @@ def read_panel(
         symbols = np.asarray(table.columns[column]).astype(str)
         order, first = np.unique(symbols, return_index=True)
         assets = {
-            str(symbol): _bars_of(table, np.flatnonzero(symbols == symbol), **options)
+            str(symbol): _bars_of(
+                table, np.flatnonzero(symbols == symbol), price_column, features, fill
+            )
             for symbol in order[np.argsort(first)]
         }
     if not assets:
@@ -556,6 +568,9 @@ def _align(assets: dict[str, Bars], align: str) -> Panel:
                 f"{list(feature_names)}: every asset needs the same feature columns"
             )
     dated = [bars.dates is not None for bars in assets.values()]
+    every = [bars.dates for bars in assets.values() if bars.dates is not None]
+    rows: dict[str, Any]
+    dates: np.ndarray | None
     if not any(dated):
         lengths = {symbol: len(bars) for symbol, bars in assets.items()}
         if len(set(lengths.values())) > 1:
@@ -566,24 +581,25 @@ def _align(assets: dict[str, Bars], align: str) -> Panel:
         undated = symbols[dated.index(False)]
         raise ValueError(f"symbol {undated!r} has no dates, but others do: align needs dates")
     else:
-        every = [bars.dates for bars in assets.values()]
         if align == "inner":
-            dates = every[0]
+            common = every[0]
             for other in every[1:]:
-                dates = np.intersect1d(dates, other)
+                common = np.intersect1d(common, other)
         else:
-            dates = np.unique(np.concatenate(every))
+            common = np.unique(np.concatenate(every))
             for symbol, own in zip(symbols, every, strict=True):
-                absent = dates[~np.isin(dates, own)]
+                absent = common[~np.isin(common, own)]
                 if len(absent):
                     raise ValueError(
                         f"symbol {symbol!r} has no bar dated {_show(absent[0])}, which other "
                         f'symbols have ({len(absent)} such dates); pass align="inner" to keep '
                         "only the dates every symbol has"
                     )
-        if len(dates) == 0:
+        if len(common) == 0:
             raise ValueError(f"the symbols {list(symbols)} share no date")
-        rows = {s: np.searchsorted(own, dates) for s, own in zip(symbols, every, strict=True)}
+        rows = {s: np.searchsorted(own, common) for s, own in zip(symbols, every, strict=True)}
+        dates = np.array(common, dtype="datetime64[ns]")
+        dates.flags.writeable = False
     close = np.column_stack([assets[s].close[rows[s]] for s in symbols])
     close.flags.writeable = False
     stacked = None
@@ -596,7 +612,4 @@ def _align(assets: dict[str, Bars], align: str) -> Panel:
             axis=1,
         )
         stacked.flags.writeable = False
-    if dates is not None:
-        dates = np.array(dates, dtype="datetime64[ns]")
-        dates.flags.writeable = False
     return Panel(dates, close, stacked, symbols, feature_names)
