@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sekai
 from sekai.envs.finance.portfolio import PortfolioEnv
 from sekai.envs.finance.trading import TradingEnv
 from sekai.finance import Bars, DateRange, SequentialStart, datasets
@@ -219,6 +220,7 @@ def test_portfolio_reads_a_long_table_with_features_in_a_documented_layout(googl
     long = _long_table(googl, eurusd)
     env = PortfolioEnv(data=long, lookback=4)
     assert env.n_assets == 2 and env.features == ("feature_momentum",)
+    assert env.symbols == ("GOOGL", "EURUSD") and PortfolioEnv().symbols is None
     assert env.observation_space.shape == (4 * 2 * 2 + 2 + 1,)
     observation, info = env.reset(seed=0, options={"start": 50})
     rows = observation[:-3].reshape(4, 4)  # per bar: 2 returns, then 2 assets' features
@@ -306,3 +308,8 @@ def test_native_and_single_agree_exactly_on_data_with_features(
             assert a.keys() == b.keys()
             for key in a:
                 np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_envs_on_data_with_features_keep_the_env_contract(table, googl, eurusd):
+    for env in (TradingEnv(data=table), PortfolioEnv(data=_long_table(googl, eurusd))):
+        sekai.check_env(env)

@@ -53,7 +53,8 @@ class PortfolioEnv(HistoryEnv):
     last) summing to 1. Observation: float32 ``(lookback * n_assets * (1 + n_features) +
     n_assets + 1,)``: for each of the last ``lookback`` bars (oldest first) the log returns of
     every asset, then (with features) every asset's features (asset-major); then the current
-    weights. Reward: the log change of wealth, net of costs. Info: ``timestamp``, ``date``
+    weights. ``symbols``: the assets' names in column order (from ``data``, else None).
+    Reward: the log change of wealth, net of costs. Info: ``timestamp``, ``date``
     (when the data has dates), ``wealth``, ``weights`` (after the step's price move), ``cost``;
     at an episode's end also the episode figures of ``sekai.finance.metrics``.
     """
@@ -66,12 +67,14 @@ class PortfolioEnv(HistoryEnv):
         "correlation",
         "dt",
         "max_leverage",
+        "symbols",
     )
     picture = Picture(price="price", equity="wealth", holding="weights")
     state_attributes: ClassVar[tuple[str, ...]] = ("wealth", "weights", "price", "timestamp")
 
     n_assets = ReadOnly("it fixes the spaces' shapes")
     max_leverage = ReadOnly("it fixes the action space")
+    symbols = ReadOnly("data= names the assets")
     dt = Parameter(lambda value: _positive("dt", value))
 
     def __init__(
@@ -104,7 +107,7 @@ class PortfolioEnv(HistoryEnv):
         check_data_options(
             data, prices, price_column=price_column, features=features, fill=fill, align=align
         )
-        dates = values = None
+        dates = values = self._symbols = None
         names: tuple[str, ...] = ()
         if data is not None:
             panel = read_panel(
@@ -120,6 +123,7 @@ class PortfolioEnv(HistoryEnv):
                 panel.features,
                 panel.feature_names,
             )
+            self._symbols = panel.symbols
         history = returns = None
         if prices is None:
             self._n_assets = check_int("n_assets", 5 if n_assets is None else n_assets, 1)
