@@ -313,3 +313,24 @@ def test_native_and_single_agree_exactly_on_data_with_features(
 def test_envs_on_data_with_features_keep_the_env_contract(table, googl, eurusd):
     for env in (TradingEnv(data=table), PortfolioEnv(data=_long_table(googl, eurusd))):
         sekai.check_env(env)
+
+
+def test_a_finrl_csv_feeds_portfolio(tmp_path, googl, eurusd):
+    """FinRL writes ``date,tic,close,...`` sorted by date then tic; its indicators are plain
+    column names, chosen with features=."""
+    long = _long_table(googl, eurusd, 300)
+    order = np.lexsort((long["tic"], long["date"]))
+    lines = ["date,tic,open,close,macd"] + [
+        f"{str(long['date'][i])[:10]},{long['tic'][i]},1.0,{float(long['close'][i])!r},"
+        f"{float(long['feature_momentum'][i])!r}"
+        for i in order
+    ]
+    (tmp_path / "finrl.csv").write_text("\n".join(lines) + "\n")
+    env = PortfolioEnv(data=tmp_path / "finrl.csv", features=["macd"], episode_length=100)
+    assert env.symbols == ("EURUSD", "GOOGL") and env.features == ("macd",)
+    np.testing.assert_array_equal(env.prices[:, 1], googl.close[:300])
+    expected = PortfolioEnv(data=long, episode_length=100).reset(seed=0, options={"start": 99})
+    observation, _ = env.reset(seed=0, options={"start": 99})
+    np.testing.assert_array_equal(observation[-3:], expected.observation[-3:])
+    rows = observation[:-3].reshape(10, 4)  # returns of EURUSD, GOOGL; then their macd
+    np.testing.assert_array_equal(rows, expected.observation[:-3].reshape(10, 4)[:, [1, 0, 3, 2]])
