@@ -54,6 +54,7 @@ EXAMPLES = [ROOT / "examples" / n / "pyproject.toml" for n in ["demo-plugin", "d
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
 TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
 OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib", "numba"]
+OPTIONAL += ["pandas", "polars", "pyarrow"]  # dataframes for data=; sekai-finance reads them
 
 # What each distribution's wheel may ship under its top-level folders (sdists: the same under src/).
 OWN_FILES = {
@@ -89,7 +90,7 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-pettingzoo": (["sekai-compat[pettingzoo]"], ["tests/compat"], []),
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
     "all": (
-        ["sekai[gymnasium,pettingzoo,sb3,plot,lob]", "sekai-demo-plugin", "sekai-demo-backend"],
+        ["sekai[gymnasium,pettingzoo,sb3,plot,lob,pandas,polars,parquet]", "sekai-demo-plugin", "sekai-demo-backend"],
         ["tests", "-m", "not browser"],  # slow tests included; the browser ones: `browser`
         [],
     ),

@@ -37,17 +37,6 @@ from _timing import Step, race, rate
 import sekai
 from sekai.registration import load_entry_point
 
-DATA = next(
-    (
-        path
-        for path in (
-            Path(__file__).parents[1] / ".." / "shared" / "data",
-            Path("/work/shared/data"),
-        )
-        if (path / "STOCKS_GOOGL.csv").exists()
-    ),
-    None,
-)
 TARGETS_AT_1024 = {"Portfolio-v0": 50.0}
 DEFAULT_TARGET_AT_1024 = 30.0
 
@@ -261,13 +250,10 @@ def _gymnasium_steps(env: Any) -> Step:
 
 
 def singles(seconds: float, rounds: int) -> None:
-    from sekai.finance import load_csv
+    from sekai.finance import datasets
 
     window = 30
-    if DATA is None:
-        print("(e) skipped: no STOCKS_GOOGL.csv in ../shared/data\n")
-        return
-    prices = load_csv(DATA / "STOCKS_GOOGL.csv").close
+    prices = datasets.load("GOOGL").close
     backends: dict[str, contextlib.AbstractContextManager[Step]] = {
         "sekai Trading-v0": sekai_single(
             "Trading-v0", prices=prices, lookback=window, episode_length=len(prices) - window - 1

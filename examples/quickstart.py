@@ -28,6 +28,17 @@ def main() -> None:
     print(f"episode    {env.spec.id}: {steps} random steps, return {total:.0f}, {ended}")
     env.close()
 
+    # Markets on real data shipped with sekai-finance, by name; the dates reach every info.
+    from sekai.finance import datasets
+
+    market = sekai.make("Trading-v0", data=datasets.load("GOOGL"), episode_length=63)
+    result = market.reset(seed=0)
+    first = result.info["date"]
+    while not result.done:
+        result = market.step(1)  # long every bar: buy and hold
+    period = f"{first:%Y-%m-%d} to {result.info['date']:%Y-%m-%d}"
+    print(f"episode    GOOGL long {period}: return {result.info['episode_return']:+.1%}")
+
 
 if __name__ == "__main__":
     main()

@@ -1,37 +1,21 @@
-"""Shared fixtures of the finance tests: the real market data of ../shared/data."""
+"""Shared fixtures of the finance tests: the real market data sekai.finance.datasets ships."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from sekai.finance import Bars, load_csv
-
-_CANDIDATES = (
-    Path(__file__).resolve().parents[2] / ".." / "shared" / "data",
-    Path("/work/shared/data"),
-)
+from sekai.finance import Bars, datasets
 
 
 @pytest.fixture(scope="session")
-def data_dir() -> Path:
-    """The first existing of <repo>/../shared/data and /work/shared/data."""
-    for candidate in _CANDIDATES:
-        if (candidate / "STOCKS_GOOGL.csv").exists():
-            return candidate
-    raise FileNotFoundError(f"no market data in any of {[str(c) for c in _CANDIDATES]}")
+def googl() -> Bars:
+    return datasets.load("GOOGL")
 
 
 @pytest.fixture(scope="session")
-def googl(data_dir: Path) -> Bars:
-    return load_csv(data_dir / "STOCKS_GOOGL.csv")
-
-
-@pytest.fixture(scope="session")
-def eurusd(data_dir: Path) -> Bars:
-    return load_csv(data_dir / "FOREX_EURUSD_1H_ASK.csv")
+def eurusd() -> Bars:
+    return datasets.load("EURUSD")
 
 
 @pytest.fixture

@@ -183,11 +183,25 @@ def test_bad_parameters_are_a_value_error_naming_the_value(env_id, kwargs, messa
 
 
 @pytest.mark.parametrize(
+    ("env_id", "action", "shapes"),
+    [
+        ("MarketMaking-v0", [1.0], r"\(2,\) .*, got shape \(1,\)"),
+        ("OptimalExecution-v0", 0.5, r"\(1,\) .*, got shape \(\)"),
+        ("Portfolio-v0", [0.5, 0.5], r"\(6,\) .*, got shape \(2,\)"),
+    ],
+)
+def test_a_single_env_names_a_single_env_shape(env_id, action, shapes):
+    env = sekai.make(env_id)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="takes one action of shape " + shapes):
+        env.step(action)
+
+
+@pytest.mark.parametrize(
     ("env_id", "action", "message"),
     [
         ("MarketMaking-v0", [6.0, 1.0], r"action 6.0 \(env 0\) is outside \[0.0, 5.0\]"),
         ("MarketMaking-v0", [1.0, np.nan], r"action nan \(env 0\) is outside"),
-        ("MarketMaking-v0", [1.0], r"of shape \(1, 2\), got shape \(1, 1\)"),
         ("OptimalExecution-v0", [1.5], r"action 1.5 \(env 0\) is outside \[0.0, 1.0\]"),
         ("OptimalExecution-v0", [-0.1], r"action -0.1 \(env 0\) is outside \[0.0, 1.0\]"),
     ],

@@ -1,5 +1,6 @@
 """Market building blocks the finance envs share and users compose: samplers, cost models,
-data loading, episode metrics, baselines, the order book and its order flow."""
+data loading (``datasets``: real bars shipped with the package), episode metrics, baselines,
+the order book and its order flow."""
 
 from sekai.finance.baselines import (
     TWAP,
@@ -14,7 +15,7 @@ from sekai.finance.costs import (
     ProportionalCost,
     SquareRootImpact,
 )
-from sekai.finance.data import Bars, load_csv, load_parquet
+from sekai.finance.data import Bars, Panel, load_csv, load_parquet, read_bars, read_panel
 from sekai.finance.metrics import EpisodeMetrics
 from sekai.finance.order_book import BUY, PUBLIC, SELL, Order, OrderBook, Trade
 from sekai.finance.order_flow import (
@@ -50,6 +51,7 @@ __all__ = [
     "HalfSpreadCost",
     "Order",
     "OrderBook",
+    "Panel",
     "PortfolioWeights",
     "ProportionalCost",
     "RandomStart",
@@ -58,5 +60,7 @@ __all__ = [
     "Trade",
     "load_csv",
     "load_parquet",
+    "read_bars",
+    "read_panel",
     "simulate_flow",
 ]

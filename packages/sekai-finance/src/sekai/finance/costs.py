@@ -131,6 +131,13 @@ def resolve_costs(
         )
     if cost_model is not None:
         return cost_model, None
-    rate = DEFAULT_TRANSACTION_COST if transaction_cost is None else transaction_cost
-    model = ProportionalCost(check_cost("transaction_cost", rate))
+    rate = check_cost(
+        "transaction_cost",
+        DEFAULT_TRANSACTION_COST if transaction_cost is None else transaction_cost,
+    )
+    if rate >= 1.0:
+        raise ValueError(
+            f"transaction_cost must be below 1 (a fraction of the traded value), got {rate!r}"
+        )
+    model = ProportionalCost(rate)
     return model, model.rate

@@ -8,7 +8,7 @@ import numpy as np
 
 from sekai.finance.samplers import EpisodeSampler
 
-__all__ = ["EpisodeStarts", "log_returns", "price_history"]
+__all__ = ["EpisodeStarts", "dated", "info_dates", "log_returns", "price_history"]
 
 
 def price_history(prices: Any, *, ndim: int, min_length: int, name: str = "prices") -> np.ndarray:
@@ -18,6 +18,10 @@ def price_history(prices: Any, *, ndim: int, min_length: int, name: str = "price
     if array.ndim != ndim:
         shape = "(T,)" if ndim == 1 else "(T, n_assets)"
         raise ValueError(f"{name} must be an array of shape {shape}, got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(
+            f"{name} is empty: lookback + episode_length + 1 = {min_length} bars are needed"
+        )
     bad = np.flatnonzero(~(np.isfinite(array) & (array > 0)).reshape(len(array), -1).all(axis=1))
     if len(bad):
         raise ValueError(
@@ -38,6 +42,19 @@ def log_returns(history: np.ndarray) -> np.ndarray:
     returns[1:] = np.diff(np.log(history), axis=0)
     returns.flags.writeable = False
     return returns
+
+
+def info_dates(params: Any) -> np.ndarray | None:
+    """The history's dates as datetime64[us], whose items are ``datetime.datetime``."""
+    return None if params._dates is None else params._dates.astype("datetime64[us]")
+
+
+def dated(dates: np.ndarray | None, infos: dict[str, Any]) -> dict[str, Any]:
+    """``infos`` with ``date`` after ``timestamp`` when the history has dates."""
+    if dates is None:
+        return infos
+    timestamp = infos.pop("timestamp")
+    return {"timestamp": timestamp, "date": dates[timestamp], **infos}
 
 
 class EpisodeStarts:

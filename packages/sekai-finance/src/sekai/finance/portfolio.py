@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from sekai.finance.accounting import Account, settle
-from sekai.finance.history import EpisodeStarts, check_options
+from sekai.finance.history import EpisodeStarts, check_options, dated, info_dates
 from sekai.finance.metrics import EpisodeMetrics
 from sekai.finance.weights import check_weights
 
@@ -37,6 +37,8 @@ class PortfolioModel:
         n_assets, lookback = params.n_assets, params.lookback
         self.history: np.ndarray | None = params.prices
         self.returns: np.ndarray | None = params._returns
+        self.rows = _window_rows(params)
+        self.dates = info_dates(params)
         self.account = Account(num_envs, n_assets)
         self.metrics = EpisodeMetrics(num_envs)
         self.starts = EpisodeStarts(params, num_envs)
@@ -79,16 +81,29 @@ class PortfolioModel:
         self.weights[indices, -1] = 1.0
         self.account.reset(indices)
         self.metrics.reset(indices)
-        return {
-            "timestamp": starts,
-            "wealth": self.wealth[indices],
-            "weights": self.weights[indices],
-            "cost": np.zeros(len(indices)),
-        }
+        return dated(
+            self.dates,
+            {
+                "timestamp": starts,
+                "wealth": self.wealth[indices],
+                "weights": self.weights[indices],
+                "cost": np.zeros(len(indices)),
+            },
+        )
 
     def observe(self) -> np.ndarray:
+        """Every env's window: each bar's log returns (then every asset's features, when the
+        data has them; row ``t`` is what was known at the close of bar ``t``), then the
+        weights."""
         num_envs, n_assets = self.price.shape
         lookback = len(self.window)
+        if self.rows is not None:
+            width = lookback * self.rows.shape[1]
+            observation = np.empty((num_envs, width + n_assets + 1), dtype=np.float32)
+            bars = self.timestamp[:, None] + self.window
+            observation[:, :width] = self.rows[bars].reshape(num_envs, width)
+            observation[:, width:] = self.weights
+            return observation
         observation = np.empty((num_envs, (lookback + 1) * n_assets + 1), dtype=np.float32)
         returns = observation[:, : lookback * n_assets].reshape(num_envs, lookback, n_assets)
         if self.returns is None:
@@ -127,12 +142,15 @@ class PortfolioModel:
         np.divide(self.account.cash, wealth, out=weights[:, n_assets])
         self.weights = weights
         truncated = self.timestamp >= self.end
-        infos = {
-            "timestamp": self.timestamp.copy(),  # copies: a reset changes the state in place
-            "wealth": wealth.copy(),
-            "weights": weights.copy(),
-            "cost": cost,
-        }
+        infos = dated(
+            self.dates,
+            {
+                "timestamp": self.timestamp.copy(),  # copies: a reset changes the state in place
+                "wealth": wealth.copy(),
+                "weights": weights.copy(),
+                "cost": cost,
+            },
+        )
         infos.update(self.metrics.final_infos(terminated | truncated, params.periods_per_year))
         return rewards, terminated, truncated, infos
 
@@ -146,3 +164,12 @@ class PortfolioModel:
         sigma = params.sigma
         shocks = rng.standard_normal((*size, self.price.shape[1])) @ self._cholesky.T
         return (params.mu - 0.5 * sigma * sigma) * dt + (sigma * np.sqrt(dt)) * shocks
+
+
+def _window_rows(params: Any) -> np.ndarray | None:
+    """Each bar's log returns of every asset, then every asset's features (asset-major),
+    ``(T, n_assets * (1 + n_features))``; None without features."""
+    features = params._feature_values
+    if features is None:
+        return None
+    return np.concatenate([params._returns, features.reshape(len(features), -1)], axis=1)

@@ -37,6 +37,11 @@ class EpisodeSampler:
         """The sampler one sub-env uses: this one, shared, unless it keeps per-env state."""
         return self
 
+    def for_history(self, dates: np.ndarray | None, length: int) -> EpisodeSampler:
+        """The sampler an env of ``length`` bars (dated ``dates``, or None) uses: this one,
+        unless it needs the history (``DateRange`` takes its dates from it)."""
+        return self
+
 
 class RandomStart(EpisodeSampler):
     """Every valid start equally likely, drawn from the env's generator (the default)."""
@@ -84,36 +89,55 @@ class SequentialStart(EpisodeSampler):
 
 
 class DateRange(EpisodeSampler):
-    """Only episodes lying wholly in ``[start, end)`` of ``dates``: a train/test split by date.
+    """Only episodes lying wholly in ``[start, end)``: a train/test split by date.
 
-    ``dates`` holds one timestamp per bar (e.g. ``Bars.dates``); ``start``/``end`` are anything
+    The dates are the env's own, from its ``data=`` (``DateRange(start="2016-01-01")``), or
+    ``dates``, one timestamp per bar of ``prices`` (e.g. ``Bars.dates``), strictly increasing;
+    the env checks they are as many as its bars. ``start``/``end`` are anything
     ``numpy.datetime64`` accepts (``"2015-01-01"``), None for open-ended. Every bar an episode
     trades on falls in the range; its lookback window may reach earlier (past prices only).
     ``inner`` picks among the allowed starts (default ``RandomStart``)::
 
-        train = DateRange(bars.dates, end="2016-01-01")
-        test = DateRange(bars.dates, start="2016-01-01", inner=SequentialStart())
+        train = DateRange(end="2016-01-01")
+        test = DateRange(start="2016-01-01", inner=SequentialStart())
     """
 
     def __init__(
         self,
-        dates: Any,
+        dates: Any = None,
         start: Any = None,
         end: Any = None,
         inner: EpisodeSampler | None = None,
     ) -> None:
-        self.dates = np.asarray(dates, dtype="datetime64[ns]")
-        if self.dates.ndim != 1 or len(self.dates) < 2:
-            raise ValueError(f"dates must be a 1-D sequence of timestamps, got {dates!r}")
+        self.dates = None if dates is None else _check_dates(dates)
         self.start = None if start is None else np.datetime64(start, "ns")
         self.end = None if end is None else np.datetime64(end, "ns")
         self.inner = RandomStart() if inner is None else inner
         if not isinstance(self.inner, EpisodeSampler):
             raise TypeError(f"inner must be an EpisodeSampler, got {inner!r}")
 
+    def for_history(self, dates: np.ndarray | None, length: int) -> DateRange:
+        if self.dates is None:
+            if dates is None:
+                raise ValueError(
+                    "DateRange() without dates takes them from the env's data, but this env "
+                    "has no dates: pass data= with a date column, or DateRange(dates, ...)"
+                )
+            bound = copy.copy(self)
+            bound.dates = dates
+            return bound
+        if len(self.dates) != length:
+            raise ValueError(
+                f"DateRange has {len(self.dates)} dates, but the env's history has {length} "
+                "bars: give one date per bar (or none, with data= that has dates)"
+            )
+        return self
+
     def sample(
         self, rng: np.random.Generator, first: int, last: int, episode_length: int, size: int
     ) -> np.ndarray:
+        if self.dates is None:
+            raise ValueError("this DateRange has no dates yet: give it to an env, or dates=")
         low, high = first, last
         if self.start is not None:
             low = max(low, int(np.searchsorted(self.dates, self.start, side="left")))
@@ -151,6 +175,24 @@ def resolve_sampler(sampler: EpisodeSampler | str | None) -> EpisodeSampler:
     raise ValueError(
         f'sampler must be None, "random", "sequential" or an EpisodeSampler, got {sampler!r}'
     )
+
+
+def _check_dates(dates: Any) -> np.ndarray:
+    """``dates`` as a read-only datetime64[ns] array, at least 2, strictly increasing."""
+    try:
+        array = np.array(dates, dtype="datetime64[ns]")
+    except (TypeError, ValueError):
+        raise ValueError(f"dates must be a 1-D sequence of timestamps, got {dates!r}") from None
+    if array.ndim != 1 or len(array) < 2:
+        raise ValueError(f"dates must be a 1-D sequence of at least 2 timestamps, got {dates!r}")
+    bad = np.flatnonzero(~(np.diff(array) > np.timedelta64(0, "ns")))
+    if len(bad):
+        raise ValueError(
+            f"dates must be strictly increasing, but date {bad[0] + 1} ({array[bad[0] + 1]}) "
+            f"does not come after date {bad[0]} ({array[bad[0]]})"
+        )
+    array.flags.writeable = False
+    return array
 
 
 def _is_int(value: object) -> bool:

@@ -20,7 +20,7 @@ import numpy as np
 from sekai.core import StepResult
 from sekai.finance.accounting import RUIN, Account, check_costs, settle, size_one
 from sekai.finance.costs import SCALAR_COST_MODELS
-from sekai.finance.history import EpisodeStarts
+from sekai.finance.history import EpisodeStarts, dated, info_dates
 from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
 
 __all__ = ["TradingModel", "TradingModelOne"]
@@ -37,6 +37,8 @@ class TradingModel:
         self.params = params
         self.history: np.ndarray = params.prices
         self.returns: np.ndarray = params._returns
+        self.rows = _window_rows(params)
+        self.dates = info_dates(params)
         self.account = Account(num_envs, 1)
         self.metrics = EpisodeMetrics(num_envs)
         self.starts = EpisodeStarts(params, num_envs)
@@ -63,19 +65,31 @@ class TradingModel:
         self.price[indices] = self.history[starts]
         self.account.reset(indices)
         self.metrics.reset(indices)
-        return {
-            "timestamp": starts,
-            "price": self.price[indices],
-            "position": self.position[indices],
-            "equity": self.equity[indices],
-            "cost": np.zeros(len(indices)),
-        }
+        return dated(
+            self.dates,
+            {
+                "timestamp": starts,
+                "price": self.price[indices],
+                "position": self.position[indices],
+                "equity": self.equity[indices],
+                "cost": np.zeros(len(indices)),
+            },
+        )
 
     def observe(self) -> np.ndarray:
+        """Every env's window: each bar's log return (then its features, when the data has
+        them; row ``t`` is what was known at the close of bar ``t``), then the position."""
         lookback = len(self.window)
-        observation = np.empty((len(self.timestamp), lookback + 1), dtype=np.float32)
-        observation[:, :lookback] = self.returns[self.timestamp[:, None] + self.window]
-        observation[:, lookback] = self.position
+        bars = self.timestamp[:, None] + self.window
+        if self.rows is None:
+            observation = np.empty((len(self.timestamp), lookback + 1), dtype=np.float32)
+            observation[:, :lookback] = self.returns[bars]
+        else:  # each bar's return and features, bar-major
+            observation = np.empty(
+                (len(self.timestamp), self.rows[0].size * lookback + 1), np.float32
+            )
+            observation[:, :-1] = self.rows[bars].reshape(len(bars), -1)
+        observation[:, -1] = self.position
         return observation
 
     def step(
@@ -101,13 +115,16 @@ class TradingModel:
         self.equity = equity
         self.position = target
         truncated = self.timestamp >= self.end
-        infos = {
-            "timestamp": self.timestamp.copy(),
-            "price": self.price.copy(),  # copies: a reset changes the state in place
-            "position": target.copy(),
-            "equity": equity.copy(),
-            "cost": cost,
-        }
+        infos = dated(
+            self.dates,
+            {
+                "timestamp": self.timestamp.copy(),
+                "price": self.price.copy(),  # copies: a reset changes the state in place
+                "position": target.copy(),
+                "equity": equity.copy(),
+                "cost": cost,
+            },
+        )
         infos.update(self.metrics.final_infos(terminated | truncated, params.periods_per_year))
         return rewards, terminated, truncated, infos
 
@@ -138,8 +155,14 @@ class TradingModelOne:
     def __init__(self, params: Any) -> None:
         self.params = params
         self.history: np.ndarray = params.prices
-        # float32 log returns with one bar of padding, so a window is one slice
-        self.returns32: np.ndarray = np.append(params._returns, 0.0).astype(np.float32)
+        # float32 log returns (each followed by its bar's features) and one slot of padding,
+        # so a window is one slice
+        rows = _window_rows(params)
+        self.width = 1 if rows is None else rows.shape[1]
+        flat = params._returns if rows is None else rows.ravel()
+        self.returns32: np.ndarray = np.append(flat, 0.0).astype(np.float32)
+        dates = info_dates(params)
+        self.dates: list[Any] | None = None if dates is None else dates.tolist()
         self.lookback: int = params.lookback
         self.allow_short: bool = params.allow_short  # read-only parameters: read once
         self.low = -1 if self.allow_short else 0
@@ -165,7 +188,10 @@ class TradingModelOne:
         self.shares = 0.0
         self.price = self.history.item(start)
         self.metrics.reset()
-        info = {"timestamp": start, "price": self.price, "position": 0, "equity": 1.0}
+        info: dict[str, Any] = {"timestamp": start}
+        if self.dates is not None:
+            info["date"] = self.dates[start]
+        info |= {"price": self.price, "position": 0, "equity": 1.0}
         return {key: np.array([value]) for key, value in {**info, "cost": 0.0}.items()}
 
     def observe(self) -> np.ndarray:
@@ -219,29 +245,52 @@ class TradingModelOne:
             position,
         )
         truncated = timestamp >= self.end
-        info = {
-            "timestamp": timestamp,
-            "price": price,
-            "position": position,
-            "equity": new_equity,
-            "cost": cost,
-        }
+        if self.dates is None:
+            info = {
+                "timestamp": timestamp,
+                "price": price,
+                "position": position,
+                "equity": new_equity,
+                "cost": cost,
+            }
+        else:
+            info = {
+                "timestamp": timestamp,
+                "date": self.dates[timestamp],
+                "price": price,
+                "position": position,
+                "equity": new_equity,
+                "cost": cost,
+            }
         if terminated or truncated:
             info.update(self.metrics.summary(params.periods_per_year))
-        lookback = self.lookback  # the observation, as _observation() builds it, inlined
-        observation = self.returns32[timestamp - lookback + 1 : timestamp + 2].copy()
-        observation[lookback] = position
+        lookback, width = self.lookback, self.width  # as _observation() builds it, inlined
+        observation = self.returns32[
+            (timestamp - lookback + 1) * width : (timestamp + 1) * width + 1
+        ].copy()
+        observation[-1] = position
         return _step_result((observation, reward, terminated, truncated, info))
 
     def _observation(self, timestamp: int, position: int) -> np.ndarray:
         """The window ending at ``timestamp``, then the position (over bar timestamp + 1)."""
-        observation = self.returns32[timestamp - self.lookback + 1 : timestamp + 2].copy()
-        observation[self.lookback] = position
+        width = self.width
+        observation = self.returns32[
+            (timestamp - self.lookback + 1) * width : (timestamp + 1) * width + 1
+        ].copy()
+        observation[-1] = position
         return observation
 
 
 # StepResult's own __new__ is Python code; building the tuple directly is 1 µs faster a step
 _step_result: Callable[[tuple[Any, ...]], StepResult] = functools.partial(tuple.__new__, StepResult)
+
+
+def _window_rows(params: Any) -> np.ndarray | None:
+    """Each bar's log return and then its features, ``(T, 1 + n_features)``; None without
+    features."""
+    if params._feature_values is None:
+        return None
+    return np.column_stack([params._returns, params._feature_values])
 
 
 def _cost_of_one(cost_model: Callable[[np.ndarray], np.ndarray], value: float) -> float:
@@ -254,6 +303,10 @@ def _cost_of_one(cost_model: Callable[[np.ndarray], np.ndarray], value: float) -
 def _check_one(action: Any, allow_short: bool) -> int:
     """One action as an int position; the ValueError of ``TradingModel._check``."""
     low = -1 if allow_short else 0
+    if isinstance(action, np.ndarray) and action.size != 1:
+        raise ValueError(
+            f"TradingEnv takes one action, a position, got an array of shape {action.shape}"
+        )
     value = action.item() if isinstance(action, np.ndarray | np.generic) else action
     try:
         position = int(value)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import numpy as np
+
 from sekai.envs.finance._parameters import (
     Parameter,
     ReadOnly,
@@ -14,17 +16,21 @@ from sekai.envs.finance._parameters import (
 )
 from sekai.envs.finance._single import FinanceEnv
 from sekai.finance.costs import CostModel, resolve_costs
+from sekai.finance.data import infer_periods_per_year
 from sekai.finance.samplers import EpisodeSampler, resolve_sampler
 
 
 class HistoryEnv(FinanceEnv):
-    """Declares and checks ``prices``, ``lookback``, ``episode_length``, ``sampler``,
-    ``transaction_cost``/``cost_model``, ``allow_short`` and ``periods_per_year``; a subclass
-    calls ``_set_shared_parameters`` first in its ``__init__`` and sets ``_prices``."""
+    """Declares and checks ``prices``/``data``, ``features``, ``lookback``, ``episode_length``,
+    ``sampler``, ``transaction_cost``/``cost_model``, ``allow_short`` and
+    ``periods_per_year``; a subclass calls ``_set_shared_parameters`` first in its
+    ``__init__``, then ``_set_history`` with the prices (and dates, features) it read."""
 
     parameters: ClassVar[tuple[str, ...]] = (
         "metadata",
         "prices",
+        "data",
+        "features",
         "lookback",
         "episode_length",
         "sampler",
@@ -35,11 +41,12 @@ class HistoryEnv(FinanceEnv):
     )
 
     prices = ReadOnly("the price history is data every sub-env shares")
+    data = ReadOnly("the history is data every sub-env shares")
+    features = ReadOnly("they fix the observation's shape")
     lookback = ReadOnly("it fixes the observation's shape")
     episode_length = ReadOnly("it fixes where episodes can start")
     allow_short = ReadOnly("it fixes the action space")
     transaction_cost = ReadOnly("set cost_model (e.g. ProportionalCost(rate)) instead")
-    sampler = Parameter(resolve_sampler)
     cost_model = Parameter(check_cost_model)
     periods_per_year = Parameter(lambda value: check_float("periods_per_year", value, 1.0))
 
@@ -47,15 +54,58 @@ class HistoryEnv(FinanceEnv):
         self,
         lookback: Any,
         episode_length: Any,
-        sampler: EpisodeSampler | str | None,
         transaction_cost: float | None,
         cost_model: CostModel | None,
         allow_short: Any,
-        periods_per_year: Any,
     ) -> None:
         self._lookback = check_int("lookback", lookback, 1)
         self._episode_length = check_int("episode_length", episode_length, 1)
         self._allow_short = check_bool("allow_short", allow_short)
         self.cost_model, self._transaction_cost = resolve_costs(cost_model, transaction_cost)
+
+    def _set_history(
+        self,
+        data: Any,
+        prices: np.ndarray | None,
+        dates: np.ndarray | None,
+        features: np.ndarray | None,
+        feature_names: tuple[str, ...],
+        sampler: EpisodeSampler | str | None,
+        periods_per_year: Any,
+    ) -> None:
+        """The history every sub-env shares: ``prices`` (None: simulated), its ``dates``
+        (datetime64[ns], or None) and ``features`` (a row per bar, or None); then the sampler
+        (bound to the history) and ``periods_per_year`` (None: inferred from the dates, else
+        252)."""
+        self._data = data
+        self._prices = prices
+        self._dates = dates
+        self._feature_values = features
+        self._features = feature_names
         self.sampler = sampler
+        if periods_per_year is None:
+            periods_per_year = 252.0 if dates is None else infer_periods_per_year(dates)
         self.periods_per_year = periods_per_year
+
+    @property
+    def sampler(self) -> EpisodeSampler:
+        """Where episodes start; a new value is resolved (``"random"``, ``"sequential"``, an
+        ``EpisodeSampler``) and given the env's history (``DateRange`` takes its dates)."""
+        return self._sampler
+
+    @sampler.setter
+    def sampler(self, value: EpisodeSampler | str | None) -> None:
+        sampler = resolve_sampler(value)
+        length = 0 if self._prices is None else len(self._prices)
+        if self._prices is not None or self._dates is not None:
+            sampler = sampler.for_history(self._dates, length)
+        self._sampler = sampler
+
+
+def check_data_options(data: Any, prices: Any, **options: Any) -> None:
+    """``data=`` and ``prices=`` exclude each other; the reading options need ``data=``."""
+    if data is not None and prices is not None:
+        raise ValueError("give data= (a table) or prices= (an array), not both")
+    given = [name for name, value in options.items() if value is not None]
+    if data is None and given:
+        raise ValueError(f"{given[0]}= chooses columns of data=, but no data= was given")

@@ -104,6 +104,12 @@ class FinanceEnv(Env[np.ndarray, Any]):
         return self._last
 
     def step(self, action: Any) -> StepResult:
+        shape = self.action_space.shape
+        if shape is not None and np.shape(action) != shape:  # a single env's shapes, not (1, ...)
+            raise ValueError(
+                f"{type(self).__name__} takes one action of shape {shape} ({self.action_space}), "
+                f"got shape {np.shape(action)}"
+            )
         rewards, terminated, truncated, infos = self._model.step(np.asarray([action]), self.rng)
         result = StepResult(
             self._model.observe()[0],

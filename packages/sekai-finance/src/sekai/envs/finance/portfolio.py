@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from sekai.envs.finance._history_env import HistoryEnv
+from sekai.envs.finance._history_env import HistoryEnv, check_data_options
 from sekai.envs.finance._parameters import (
     Parameter,
     ReadOnly,
@@ -16,6 +17,7 @@ from sekai.envs.finance._parameters import (
 from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import MarketModel
 from sekai.finance.costs import CostModel
+from sekai.finance.data import read_panel
 from sekai.finance.history import log_returns, price_history
 from sekai.finance.portfolio import PortfolioModel
 from sekai.finance.samplers import EpisodeSampler
@@ -30,24 +32,31 @@ class PortfolioEnv(HistoryEnv):
     Parameters (wealth starts at 1.0; money amounts are in those units):
 
     - ``n_assets`` (default 5);
-    - ``prices``: a ``(T, n_assets)`` history of positive prices, or None (default) to simulate
-      correlated geometric Brownian motions with ``mu`` (annual drift, default 0.05),
-      ``sigma`` (annual volatility, default 0.2), each a number or one per asset,
-      ``correlation`` (of every pair, default 0.3, or an ``(n_assets, n_assets)`` positive
-      definite matrix) and ``dt`` (years per step, default 1/252);
+    - ``data``: the history as ``{symbol: table}`` or one long table with a ``symbol`` (or
+      ``tic``) column (tables as Trading-v0's ``data``), aligned on dates: a date missing for
+      one symbol is a ValueError unless ``align="inner"`` (keep the dates all share); with
+      ``price_column``, ``features`` and ``fill`` as Trading-v0;
+    - ``prices``: or a ``(T, n_assets)`` history of positive prices; without either, correlated
+      geometric Brownian motions are simulated with ``mu``
+      (annual drift, default 0.05), ``sigma`` (annual volatility, default 0.2), each a number or
+      one per asset, ``correlation`` (of every pair, default 0.3, or an ``(n_assets, n_assets)``
+      positive definite matrix) and ``dt`` (years per step, default 1/252);
     - ``lookback`` (bars, default 10) and ``episode_length`` (steps, default 252);
-    - ``sampler``: where episodes start in ``prices`` (as Trading-v0);
-    - ``transaction_cost`` (fraction of traded value, default 0.001) or ``cost_model``;
-    - ``allow_short`` (default False) and ``max_leverage`` (default 1.0): with shorts, the
-      assets' gross exposure ``sum(|w|)`` may be up to ``max_leverage``;
-    - ``periods_per_year`` (default 252), ``render_mode`` (None, ``"ansi"`` or ``"rgb_array"``).
+    - ``sampler``: where episodes start in the history (as Trading-v0);
+    - ``transaction_cost`` (fraction of traded value, below 1, default 0.001) or ``cost_model``;
+    - ``allow_short`` (default False) and ``max_leverage`` (default 1.0, only with shorts: the
+      assets' gross exposure ``sum(|w|)`` may be up to ``max_leverage``);
+    - ``periods_per_year`` (default: from the data's dates, else 252), ``render_mode`` (None,
+      ``"ansi"`` or ``"rgb_array"``).
 
     Action: ``PortfolioWeights``, ``n_assets + 1`` weights (cash
-    last) summing to 1. Observation: float32 ``(lookback * n_assets + n_assets + 1,)``, the
-    last ``lookback`` log returns of every asset (bar-major, oldest first) then the current
-    weights. Reward: the log change of wealth, net of costs. Info: ``timestamp``, ``wealth``,
-    ``weights`` (after the step's price move), ``cost``; at an episode's end also the episode
-    figures of ``sekai.finance.metrics``.
+    last) summing to 1. Observation: float32 ``(lookback * n_assets * (1 + n_features) +
+    n_assets + 1,)``: for each of the last ``lookback`` bars (oldest first) the log returns of
+    every asset, then (with features) every asset's features (asset-major); then the current
+    weights. ``symbols``: the assets' names in column order (from ``data``, else None).
+    Reward: the log change of wealth, net of costs. Info: ``timestamp``, ``date``
+    (when the data has dates), ``wealth``, ``weights`` (after the step's price move), ``cost``;
+    at an episode's end also the episode figures of ``sekai.finance.metrics``.
     """
 
     parameters: ClassVar[tuple[str, ...]] = (
@@ -58,12 +67,14 @@ class PortfolioEnv(HistoryEnv):
         "correlation",
         "dt",
         "max_leverage",
+        "symbols",
     )
     picture = Picture(price="price", equity="wealth", holding="weights")
     state_attributes: ClassVar[tuple[str, ...]] = ("wealth", "weights", "price", "timestamp")
 
     n_assets = ReadOnly("it fixes the spaces' shapes")
     max_leverage = ReadOnly("it fixes the action space")
+    symbols = ReadOnly("data= names the assets")
     dt = Parameter(lambda value: _positive("dt", value))
 
     def __init__(
@@ -71,6 +82,11 @@ class PortfolioEnv(HistoryEnv):
         n_assets: int | None = None,
         *,
         prices: Any = None,
+        data: Any = None,
+        price_column: str | None = None,
+        features: Sequence[str] | None = None,
+        fill: str | float | None = None,
+        align: str | None = None,
         mu: Any = 0.05,
         sigma: Any = 0.2,
         correlation: Any = 0.3,
@@ -82,37 +98,57 @@ class PortfolioEnv(HistoryEnv):
         cost_model: CostModel | None = None,
         allow_short: bool = False,
         max_leverage: float = 1.0,
-        periods_per_year: float = 252.0,
+        periods_per_year: float | None = None,
         render_mode: str | None = None,
     ) -> None:
         self._set_shared_parameters(
-            lookback,
-            episode_length,
-            sampler,
-            transaction_cost,
-            cost_model,
-            allow_short,
-            periods_per_year,
+            lookback, episode_length, transaction_cost, cost_model, allow_short
         )
+        check_data_options(
+            data, prices, price_column=price_column, features=features, fill=fill, align=align
+        )
+        dates = values = self._symbols = None
+        names: tuple[str, ...] = ()
+        if data is not None:
+            panel = read_panel(
+                data,
+                price_column=price_column or "close",
+                features=features,
+                fill=fill,
+                align=align or "exact",
+            )
+            prices, dates, values, names = (
+                panel.close,
+                panel.dates,
+                panel.features,
+                panel.feature_names,
+            )
+            self._symbols = panel.symbols
+        history = returns = None
         if prices is None:
             self._n_assets = check_int("n_assets", 5 if n_assets is None else n_assets, 1)
-            self._prices: np.ndarray | None = None
-            self._returns: np.ndarray | None = None
         else:
             minimum = self._lookback + self._episode_length + 1
-            self._prices = price_history(prices, ndim=2, min_length=minimum)
-            self._returns = log_returns(self._prices)
-            self._n_assets = self._prices.shape[1]
+            history = price_history(prices, ndim=2, min_length=minimum)
+            returns = log_returns(history)
+            self._n_assets = history.shape[1]
             if n_assets is not None and n_assets != self._n_assets:
                 raise ValueError(
                     f"n_assets={n_assets!r} but prices has {self._n_assets} columns (assets)"
                 )
+        self._returns: np.ndarray | None = returns
+        self._set_history(data, history, dates, values, names, sampler, periods_per_year)
         self._max_leverage = _positive("max_leverage", max_leverage)
+        if self._max_leverage != 1.0 and not self._allow_short:
+            raise ValueError(
+                f"max_leverage={max_leverage!r} bounds the gross exposure of long and short "
+                "weights, so it needs allow_short=True; long-only weights are never levered"
+            )
         self.mu = mu
         self.sigma = sigma
         self.correlation = correlation
         self.dt = dt
-        size = (self._lookback + 1) * self._n_assets + 1
+        size = self._lookback * self._n_assets * (1 + len(names)) + self._n_assets + 1
         self.observation_space = Box(-np.inf, np.inf, shape=(size,))
         self.action_space = PortfolioWeights(
             self._n_assets, self._max_leverage if self._allow_short else None
