@@ -90,7 +90,11 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-pettingzoo": (["sekai-compat[pettingzoo]"], ["tests/compat"], []),
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
     "all": (
-        ["sekai[gymnasium,pettingzoo,sb3,plot,lob,pandas,polars,parquet]", "sekai-demo-plugin", "sekai-demo-backend"],
+        [
+            "sekai[gymnasium,pettingzoo,sb3,plot,lob,pandas,polars,parquet]",
+            "sekai-demo-plugin",
+            "sekai-demo-backend",
+        ],
         ["tests", "-m", "not browser"],  # slow tests included; the browser ones: `browser`
         [],
     ),
