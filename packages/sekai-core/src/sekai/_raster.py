@@ -9,7 +9,7 @@ their final flip).
 Every shape is drawn by computing how much of each pixel of its bounding box it covers (1 or 0
 without anti-aliasing, a fraction with it) and blending its colour in by that amount, so shapes
 compose in drawing order like a painter's. A batch of shapes of one colour (``circles``,
-``rectangles``) composes the same way, as if drawn one after another (up to rounding), and the
+``rectangles``) composes the same way, exactly as if drawn one after another, and the
 segments of a polyline as one stroke, each pixel covered as much as its nearest segment covers
 it. A batch is computed with array operations over every pixel of every shape's box at once, and
 blended into the pixels it covers only: a chart of hundreds of points costs a few array
@@ -209,23 +209,24 @@ class Canvas:
         stacked: bool = False,
     ) -> None:
         """Blend ``color`` into the pixels ``(px, py)`` by ``coverage``. A pixel listed more
-        than once takes its largest coverage (one stroke), or with ``stacked`` the coverage
-        of its shapes laid one over another, ``1 - prod(1 - coverage)``."""
-        if len(px) == 0:
+        than once takes its largest coverage (one stroke), or with ``stacked`` each of its
+        coverages in the order listed, blended and rounded one after another, exactly as
+        separate calls for its shapes would."""
+        drawn = coverage > 0
+        if not drawn.any():
             return
-        pixels, index = _numbered(py.astype(np.int64) * self.width + px.astype(np.int64))
-        listed = np.bincount(index, minlength=len(pixels))
+        px, py, coverage = px[drawn], py[drawn], coverage[drawn]
+        flat = py.astype(np.int64) * self.width + px.astype(np.int64)
+        if stacked:
+            for layer in _layers(flat):
+                self._mix(flat[layer], coverage[layer], color)
+            return
+        pixels, index = _numbered(flat)
         area = np.zeros(len(pixels))
         area[index] = coverage  # right where a pixel is listed once; the rest follows
-        shared = listed[index] > 1
-        index, coverage = index[shared], coverage[shared]
-        if stacked:
-            clear = np.ones(len(pixels))
-            np.multiply.at(clear, index, 1.0 - coverage)
-            area = np.where(listed > 1, 1.0 - clear, area)
-        else:
-            area[index] = 0.0
-            np.maximum.at(area, index, coverage)
+        shared = np.bincount(index, minlength=len(pixels))[index] > 1
+        area[index[shared]] = 0.0
+        np.maximum.at(area, index[shared], coverage[shared])
         covered = np.flatnonzero(area)
         self._mix(pixels[covered], area[covered], color)
 
@@ -285,6 +286,21 @@ def _inside_polygon(vertices: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.nd
         x_at_y = ax + (y - ay) * (bx - ax) / (by - ay)
         inside ^= crosses & (x < x_at_y)
     return inside
+
+
+def _layers(index: np.ndarray) -> list[np.ndarray]:
+    """The positions of ``index`` (pixels, some listed more than once) in layers: the first
+    listing of every pixel, then the second of those listed twice or more, and so on, each
+    layer in the order listed, so no layer names a pixel twice."""
+    order = np.argsort(index, kind="stable")
+    ranked = index[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    if len(starts) == len(index):  # every pixel listed once: a single layer
+        return [np.arange(len(index))]
+    group = np.repeat(starts, np.diff(np.r_[starts, len(index)]))
+    rank = np.empty(len(index), np.int64)
+    rank[order] = np.arange(len(index)) - group
+    return [np.flatnonzero(rank == r) for r in range(int(rank.max()) + 1)]
 
 
 def _numbered(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
