@@ -276,7 +276,8 @@ def test_nice_ticks_are_round_evenly_spaced_values_within_the_range(low, span, c
         step = ticks[1] - ticks[0]
         np.testing.assert_allclose(np.diff(ticks), step, atol=1e-12 * np.abs(ticks).max())
         mantissa = step / 10 ** np.floor(np.log10(step) + 1e-12)
-        assert min(abs(mantissa - m) for m in (1, 2, 2.5, 5, 10)) < 1e-6
+        precision = 1e-9 * (1 + np.abs(ticks).max() / step)  # of a step between large ticks
+        assert min(abs(mantissa - m) for m in (1, 2, 2.5, 5, 10)) < precision
         assert len(ticks) <= 2.5 * count + 1
     if integer:
         assert (ticks == np.round(ticks)).all()
@@ -290,6 +291,7 @@ def test_tick_labels_share_their_decimals_and_shorten_large_values() -> None:
     assert format_ticks(np.array([100.0, 120.0])) == ["100", "120"]
     assert format_ticks(np.array([150_000.0, 250_000.0])) == ["150k", "250k"]
     assert format_ticks(np.array([2.5e8, 5e8])) == ["250M", "500M"]
+    assert format_ticks(np.array([0.0, 5e5, 1e6])) == ["0.0M", "0.5M", "1.0M"]
     assert text_width("12.5") == 23
 
 

@@ -563,13 +563,14 @@ def nice_ticks(low: float, high: float, count: int, *, integer: bool = False) ->
 
 
 def format_ticks(values: np.ndarray) -> list[str]:
-    """Tick labels with as many decimals as the values need, all alike; values of 100,000 or
-    more in thousands (``k``) or millions (``M``), so labels stay short."""
+    """Tick labels with as many decimals as the values need, all alike; in thousands (``k``)
+    when the largest is 100,000 or more, in millions (``M``) from 1,000,000, so labels stay
+    short."""
     values = np.asarray(values, np.float64)
     if len(values) == 0:
         return []
     largest = float(np.abs(values).max())
-    scale, suffix = (1e6, "M") if largest >= 1e8 else (1e3, "k") if largest >= 1e5 else (1, "")
+    scale, suffix = (1e6, "M") if largest >= 1e6 else (1e3, "k") if largest >= 1e5 else (1, "")
     scaled = values / scale
     decimals = next(
         (d for d in range(7) if np.allclose(scaled, np.round(scaled, d), rtol=0, atol=1e-9)), 6

@@ -59,7 +59,7 @@ class PortfolioEnv(HistoryEnv):
         "dt",
         "max_leverage",
     )
-    picture = Picture(price="price", equity="wealth", holding="weights")
+    picture = Picture(price="price", equity="wealth", holding="weights", time="timestamp")
     state_attributes: ClassVar[tuple[str, ...]] = ("wealth", "weights", "price", "timestamp")
 
     n_assets = ReadOnly("it fixes the spaces' shapes")
