@@ -3,6 +3,9 @@ which changes as the episode goes on; wrong modes are a ValueError naming the al
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -195,10 +198,10 @@ def test_dated_data_puts_dates_on_the_x_axis(googl):
         env.step(1)
     frame = env.render()
     assert _has_text(frame, "date") and not _has_text(frame, "step")
-    # 150 daily bars from bar 500: the quarters that begin within them, by their month
+    # 150 daily bars from bar 500: the months that begin within them
     dates = bars.dates[500:651].astype("datetime64[M]")
-    quarters = sorted({str(d) for d in dates[1:][np.diff(dates.astype(int) // 3) != 0]})
-    assert quarters and all(_has_text(frame, q) for q in quarters)
+    months = sorted({str(d) for d in dates[1:][np.diff(dates.astype(int)) != 0]})
+    assert months and all(_has_text(frame, month) for month in months)
     env.unwrapped._dates = bars.dates[:100]
     with pytest.raises(ValueError, match="_dates must hold one date per bar"):
         env.render()
@@ -208,10 +211,10 @@ def test_hourly_dates_are_labelled_by_day_at_midnight():
     from sekai.envs.finance._pictures import _date_ticks
 
     hours = np.arange("2017-10-24T21", "2017-10-27T05", dtype="datetime64[h]")
-    ticks, labels = _date_ticks(hours.astype("datetime64[ns]"), 6)
+    ticks, labels = _date_ticks(hours.astype("datetime64[ns]"), 538)
     assert labels == ["2017-10-25", "2017-10-26", "2017-10-27"]
     assert [str(hours[int(t)]) for t in ticks] == [f"2017-10-2{d}T00" for d in (5, 6, 7)]
-    one, label = _date_ticks(hours[:1], 6)
+    one, label = _date_ticks(hours[:1], 538)
     assert list(one) == [0.0] and label == ["2017-10-24"]
 
 
@@ -227,3 +230,20 @@ def test_native_vec_frames_take_their_dates_from_the_template(googl):
             vec.step(np.ones(2, np.int64))
         frames = vec.render()
     assert all(_has_text(frame, "date") for frame in frames)
+
+
+@pytest.mark.needs("matplotlib")
+def test_the_docs_frames_example_saves_both_pictures(data_dir, tmp_path, monkeypatch):
+    """examples/finance_frames.py, which draws the frames docs/finance.md shows."""
+    import runpy
+
+    from matplotlib.image import imread
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "finance_frames.py"
+    monkeypatch.setattr(sys, "argv", ["finance_frames.py", str(data_dir), str(tmp_path)])
+    runpy.run_path(str(example), run_name="__main__")
+    trading = (imread(tmp_path / "frame-trading.png")[..., :3] * 255).round().astype(np.uint8)
+    portfolio = (imread(tmp_path / "frame-portfolio.png")[..., :3] * 255).round().astype(np.uint8)
+    assert trading.shape == portfolio.shape == (400, 600, 3)
+    assert _has_text(trading, "date") and _has_text(trading, "2016-10")
+    assert _has_text(portfolio, "weights, stacked") and _has_text(portfolio, "asset 5")

@@ -102,7 +102,10 @@ class EpisodeTrace:
         upper = Plot(canvas, (_LEFT, top + 14, _RIGHT, top + 160), x_range, _span(price))
         middle = Plot(canvas, (_LEFT, top + 180, _RIGHT, top + 266), x_range, _span(equity))
         cash = price.ndim > 1 and holding.ndim > 1 and holding.shape[1] == price.shape[1] + 1
-        stacked = cash and bool((holding >= 0).all())
+        # stacked when no weight is short (beyond a float rounding of 0, such as -1e-17)
+        stacked = cash and bool((holding >= -1e-9).all())
+        if stacked:
+            holding = np.maximum(holding, 0.0)
         low_range = (0.0, max(1.0, float(holding.sum(axis=1).max()))) if stacked else None
         lower = Plot(
             canvas,
@@ -138,7 +141,7 @@ class EpisodeTrace:
                 f"the env's dates end at bar {len(dates) - 1}, but the episode reached bar "
                 f"{int(index.max())}: _dates must hold one date per bar of the data"
             )
-        ticks, labels = _date_ticks(dates[index], 6)
+        ticks, labels = _date_ticks(dates[index], _RIGHT - _LEFT)
         return ticks, labels, "date"
 
     def _legend(self, plot: Plot, price: np.ndarray, holding: np.ndarray) -> None:
@@ -312,14 +315,16 @@ _PERIODS = (
 )
 
 
-def _date_ticks(dates: np.ndarray, count: int) -> tuple[np.ndarray, list[str]]:
+def _date_ticks(dates: np.ndarray, pixels: float) -> tuple[np.ndarray, list[str]]:
     """Ticks at the steps where a calendar period begins (a decade, year, quarter, month,
-    week, day, hour...): the finest periods giving at most ``count`` ticks, labelled by the
-    date of the step's bar; the first step alone, labelled by its day, when none begins."""
+    week, day, hour...): the finest periods whose labels fit an axis ``pixels`` wide, spread
+    evenly, labelled by the date of the step's bar; the first step alone, labelled by its
+    day, when none begins."""
     for unit, every, offset, form in _PERIODS[::-1]:
         period = (dates.astype(f"datetime64[{unit}]").astype(np.int64) + offset) // every
         starts = np.flatnonzero(np.diff(period) != 0) + 1
-        if 0 < len(starts) <= count:
+        room = pixels / (text_width(_strftime(dates[:1], form)[0]) + 16)
+        if 0 < len(starts) <= room:
             return starts.astype(np.float64), _strftime(dates[starts], form)
     return np.zeros(1), _strftime(dates[:1], "%Y-%m-%d")
 
