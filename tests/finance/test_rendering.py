@@ -91,6 +91,9 @@ def test_limit_order_book_frame_shows_the_book_and_the_session():
     later = env.render()
     _check_frame(later, (520, 600, 3))
     assert not np.array_equal(first, later)
+    for text in ("book: lots by price", "bids", "asks", "mid price", "values", "inventory"):
+        assert _has_text(later, text), text
+    assert all(_has_text(later, agent) for agent in env.possible_agents)  # the legend
 
 
 @pytest.mark.needs("sekai-vector")

@@ -30,6 +30,7 @@ _BUY: Color = (30, 150, 60)
 _SELL: Color = (210, 50, 40)
 _EQUITY: Color = (110, 60, 170)
 _CASH: Color = (190, 190, 190)
+_MARKET: Color = (80, 80, 80)  # a price that is no holder's, beside holders in the palette
 _PALETTE: tuple[Color, ...] = (
     (31, 90, 180),
     (230, 130, 20),
@@ -48,12 +49,15 @@ class Picture:
     """Which state attributes a finance env's frame shows: ``price``, ``equity`` and
     ``holding`` (its trades are the steps where a one-dimensional holding changes); ``time``,
     if given, is the bar index of each step into the env's data, which dates the x axis when
-    the env has dates (``env._dates``, datetime64, one per bar)."""
+    the env has dates (``env._dates``, datetime64, one per bar); ``agents``, if given, names
+    the columns of a two-dimensional equity and holding, ``{agents}_0``, ``{agents}_1``...,
+    in the legend."""
 
     price: str
     equity: str
     holding: str
     time: str | None = None
+    agents: str | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -118,9 +122,10 @@ class EpisodeTrace:
             plot.y_ticks(count, _TEXT, _GRID)
         if rebased:
             upper.hline(1.0, _LEVEL)
-        _draw_price(upper, steps, price, holding)
+        agents = price.ndim == 1 and holding.ndim > 1  # one price, several holders
+        _draw_price(upper, steps, price, holding, (_MARKET,) if agents else _PALETTE)
         upper.title(_name(self.picture.price) + (" / first price" if rebased else ""), _TEXT)
-        self._legend(upper, price, holding)
+        self._legend(middle if agents else upper, price, holding)
         _draw_equity(middle, steps, equity, _name(self.picture.equity))
         _draw_holding(lower, steps, holding, _name(self.picture.holding), cash, stacked)
         canvas.text(((_LEFT + _RIGHT) / 2, top + 368), axis, _TEXT, align="center")
@@ -145,10 +150,14 @@ class EpisodeTrace:
         return ticks, labels, "date"
 
     def _legend(self, plot: Plot, price: np.ndarray, holding: np.ndarray) -> None:
-        """Right of the price chart's title: the trade markers for one asset, else the
-        assets (and cash, when the holding has a column for it) in their colours."""
-        if price.ndim == 1:
-            entries = [("buy", _BUY, True), ("sell", _SELL, True)] if holding.ndim == 1 else []
+        """Right of ``plot``'s title: the trade markers for one asset and one holder, the
+        agents for several, else the assets (and cash, when the holding has a column for it)
+        in their colours."""
+        if price.ndim == 1 and holding.ndim == 1:
+            entries = [("buy", _BUY, True), ("sell", _SELL, True)]
+        elif price.ndim == 1:
+            agents = self.picture.agents or "column"
+            entries = [(f"{agents}_{i}", _color(i), False) for i in range(holding.shape[1])]
         else:
             n = price.shape[1]
             symbols = getattr(self.env, "_symbols", None)
@@ -200,8 +209,14 @@ def draw_book(
     _draw_legend(plot, [("bids", _BUY, False), ("asks", _SELL, False)])
 
 
-def _draw_price(plot: Plot, steps: np.ndarray, price: np.ndarray, holding: np.ndarray) -> None:
-    _draw_lines(plot, steps, price, _PALETTE)
+def _draw_price(
+    plot: Plot,
+    steps: np.ndarray,
+    price: np.ndarray,
+    holding: np.ndarray,
+    colors: tuple[Color, ...],
+) -> None:
+    _draw_lines(plot, steps, price, colors)
     if holding.ndim == 1 and price.ndim == 1 and len(steps) > 1:
         change = np.diff(holding)
         bought, sold = np.flatnonzero(change > 0) + 1, np.flatnonzero(change < 0) + 1
