@@ -179,6 +179,12 @@ def test_portfolio_legend_names_the_assets_and_cash_and_weights_stack_in_their_c
     assert _has_text(env.render(), "GOOGL") and _has_text(env.render(), "AAPL")
 
 
+def test_a_legend_too_long_for_the_frame_numbers_the_assets():
+    frame = _played("Portfolio-v0", 5, np.full(11, 1 / 11), n_assets=10).render()
+    assert _has_text(frame, "10") and _has_text(frame, "cash")
+    assert not _has_text(frame, "asset 1")
+
+
 def test_portfolio_with_short_weights_draws_them_as_lines():
     env = _played(
         "Portfolio-v0",

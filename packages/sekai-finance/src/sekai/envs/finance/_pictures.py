@@ -40,6 +40,8 @@ _PALETTE: tuple[Color, ...] = (
     (140, 86, 60),
     (120, 100, 200),
     (70, 70, 70),
+    (60, 140, 80),
+    (180, 60, 60),
 )
 _LEFT, _RIGHT = 52, 590  # the charts' box; tick labels go left of it
 
@@ -269,21 +271,29 @@ def _draw_holding(
 
 def _draw_legend(plot: Plot, entries: Sequence[tuple[str, Color, bool]]) -> None:
     """``entries`` (name, colour, drawn as a dot rather than a square) in a row ending at the
-    chart's right edge, on its title's line; names are cut to fit the canvas."""
-    widths = [12 + text_width(name) for name, _, _ in entries]
-    x = plot.right - sum(widths) - 10 * max(len(entries) - 1, 0)
-    x = max(x, plot.left + 150)
+    chart's right edge, on its title's line; numbered 1, 2, ... (but cash) instead of named
+    when the names do not fit."""
+    room = plot.right - (plot.left + 150)
+    if _legend_width([name for name, _, _ in entries]) > room:
+        entries = [
+            (name if name == "cash" else str(i + 1), color, dot)
+            for i, (name, color, dot) in enumerate(entries)
+        ]
+    x = max(plot.right - _legend_width([name for name, _, _ in entries]), plot.left + 150)
     y = plot.top - 12
     canvas = plot.canvas
-    for (name, color, dot), width in zip(entries, widths, strict=True):
-        if x + width > canvas.width:
-            break
+    for name, color, dot in entries:
         if dot:
             canvas.circle((x + 3, y + 3), 3.0, color)
         else:
             canvas.rectangle((x, y), (x + 7, y + 6), color)
         canvas.text((x + 12, y), name, _TEXT)
-        x += width + 10
+        x += 12 + text_width(name) + 10
+
+
+def _legend_width(names: Sequence[str]) -> int:
+    """Pixels a legend of ``names`` takes: a swatch, a gap and the name each, 10 between."""
+    return sum(12 + text_width(name) for name in names) + 10 * max(len(names) - 1, 0)
 
 
 def _draw_lines(
