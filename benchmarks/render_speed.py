@@ -1,6 +1,7 @@
 """Milliseconds per ``render()`` frame of each finance env (CartPole for scale), before and after.
 
-"before" is ``sekai/_raster.py`` (the canvas every frame is drawn on) as it is at a git revision,
+"before" is the drawing code (``sekai/_raster.py``, the canvas every frame is drawn on, and
+``sekai/envs/finance/_pictures.py``, the finance charts) as it is at a git revision,
 ``--before`` (default ``main``); "after" is the one installed. Both draw the same episode, in
 turns (before, after, before, ...), timed in CPU time (``time.process_time``), best of
 ``--repeats``; the table also gives the largest pixel difference between their frames. Run from
@@ -11,8 +12,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import importlib
+import inspect
 import os
 import subprocess
+import sys
 import time
 import types
 from collections.abc import Iterator
@@ -23,44 +28,87 @@ import numpy as np
 
 import sekai
 from sekai import _raster
+from sekai.envs.finance import _pictures
 
 ENV_IDS = ["Trading-v0", "Portfolio-v0", "MarketMaking-v0", "OptimalExecution-v0"]
 ENV_IDS += ["LimitOrderBook-v0", "CartPole-v1"]
 RASTER = "packages/sekai-core/src/sekai/_raster.py"
-# the modules that draw, each holding the canvas classes under these names
-DRAWERS = {
-    "sekai.envs.finance._pictures": ("Canvas", "Plot"),
-    "sekai.envs.classic_control._drawing": ("Canvas",),
-}
+PICTURES = "packages/sekai-finance/src/sekai/envs/finance/_pictures.py"
 
 
-def raster_at(revision: str) -> types.ModuleType:
-    """``sekai/_raster.py`` as it is at ``revision``, loaded as a module of its own."""
+@dataclasses.dataclass
+class Drawing:
+    """One version of the drawing code: the canvas module and the finance pictures module."""
+
+    raster: types.ModuleType
+    pictures: types.ModuleType
+
+
+def _source_at(revision: str, path: str) -> str:
     root = Path(__file__).resolve().parents[1]
-    source = subprocess.run(
-        ["git", "show", f"{revision}:{RASTER}"], cwd=root, check=True, capture_output=True
-    ).stdout.decode()
-    module = types.ModuleType(f"raster_at_{revision}")
-    exec(compile(source, f"{revision}:{RASTER}", "exec"), module.__dict__)
-    return module
+    command = ["git", "show", f"{revision}:{path}"]
+    return subprocess.run(command, cwd=root, check=True, capture_output=True).stdout.decode()
+
+
+def drawing_at(revision: str) -> Drawing:
+    """The drawing code as it is at ``revision``, loaded as modules of their own (the pictures
+    module importing that revision's canvas)."""
+    raster = types.ModuleType(f"raster_at_{revision}")
+    exec(compile(_source_at(revision, RASTER), f"{revision}:{RASTER}", "exec"), raster.__dict__)
+    pictures = types.ModuleType(f"pictures_at_{revision}")
+    sys.modules[pictures.__name__] = pictures  # dataclasses look their module up there
+    installed = sys.modules["sekai._raster"]
+    sys.modules["sekai._raster"] = raster  # what its `from sekai._raster import ...` finds
+    try:
+        code = compile(_source_at(revision, PICTURES), f"{revision}:{PICTURES}", "exec")
+        exec(code, pictures.__dict__)
+    finally:
+        sys.modules["sekai._raster"] = installed
+    return Drawing(raster, pictures)
+
+
+def _as_trace(trace: Any, pictures: types.ModuleType) -> Any:
+    """``trace`` (an installed ``EpisodeTrace``) as ``pictures``'s own ``EpisodeTrace``, with
+    the picture fields and constructor arguments that version knows."""
+    fields = {f.name for f in dataclasses.fields(pictures.Picture)}
+    picture = pictures.Picture(
+        **{k: v for k, v in dataclasses.asdict(trace.picture).items() if k in fields}
+    )
+    takes_env = len(inspect.signature(pictures.EpisodeTrace).parameters) > 1
+    copy = (
+        pictures.EpisodeTrace(picture, trace.env) if takes_env else pictures.EpisodeTrace(picture)
+    )
+    copy.rows = [row[: len(picture.names)] for row in trace.rows]
+    return copy
 
 
 @contextlib.contextmanager
-def drawing_with(raster: types.ModuleType) -> Iterator[None]:
-    """Every frame drawn with ``raster``'s Canvas and Plot while inside."""
-    import importlib
+def drawing_with(drawing: Drawing) -> Iterator[None]:
+    """Every frame drawn with ``drawing``'s canvas and pictures while inside."""
+    from sekai.envs.finance import _single, limit_order_book
 
-    saved = []
-    for name, attributes in DRAWERS.items():
-        module = importlib.import_module(name)
-        for attribute in attributes:
-            saved.append((module, attribute, getattr(module, attribute)))
-            setattr(module, attribute, getattr(raster, attribute))
+    pictures = drawing.pictures
+    patches = [
+        (
+            importlib.import_module("sekai.envs.classic_control._drawing"),
+            "Canvas",
+            drawing.raster.Canvas,
+        ),
+        (_single.FinanceEnv, "_frame", lambda env: _as_trace(env._trace, pictures).draw()),
+        (
+            limit_order_book,
+            "draw_market",
+            lambda trace, *args: pictures.draw_market(_as_trace(trace, pictures), *args),
+        ),
+    ]
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
+    for owner, name, value in patches:
+        setattr(owner, name, value)
     try:
         yield
     finally:
-        for module, attribute, value in saved:
-            setattr(module, attribute, value)
+        for owner, name, value in saved:
+            setattr(owner, name, value)
 
 
 def played(env_id: str, steps: int) -> tuple[Any, int]:
@@ -84,10 +132,10 @@ def played(env_id: str, steps: int) -> tuple[Any, int]:
     return env, steps
 
 
-def cpu_ms(env: Any, repeats: int, raster: types.ModuleType) -> tuple[float, np.ndarray]:
-    """The best of ``repeats`` frames' CPU milliseconds with ``raster``, and the frame."""
+def cpu_ms(env: Any, repeats: int, drawing: Drawing) -> tuple[float, np.ndarray]:
+    """The best of ``repeats`` frames' CPU milliseconds with ``drawing``, and the frame."""
     best = float("inf")
-    with drawing_with(raster):
+    with drawing_with(drawing):
         for _ in range(repeats):
             start = time.process_time()
             frame = env.render()
@@ -101,7 +149,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=120, help="steps before the frame")
     parser.add_argument("--repeats", type=int, default=5, help="frames timed per variant")
     args = parser.parse_args()
-    before = raster_at(args.before)
+    before, after = drawing_at(args.before), Drawing(_raster, _pictures)
     print(f"load average {os.getloadavg()[0]:.1f}; best of {args.repeats} frames, CPU time")
     print(f"{'env':22} {'steps':>5} {'before ms':>10} {'after ms':>9} {'speed-up':>9}", end="")
     print(f" {'max diff':>9}")
@@ -111,7 +159,7 @@ def main() -> None:
         for _ in range(2):  # interleaved: before, after, before, after
             ms, old_frame = cpu_ms(env, args.repeats, before)
             old_ms.append(ms)
-            ms, new_frame = cpu_ms(env, args.repeats, _raster)
+            ms, new_frame = cpu_ms(env, args.repeats, after)
             new_ms.append(ms)
         difference = int(np.abs(old_frame.astype(int) - new_frame.astype(int)).max())
         old, new = min(old_ms), min(new_ms)

@@ -6,10 +6,20 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sekai._raster import BLACK, WHITE, Canvas, Plot
+from sekai._raster import (
+    _GLYPH_ROWS,
+    BLACK,
+    WHITE,
+    Canvas,
+    Plot,
+    _text_mask,
+    format_ticks,
+    nice_ticks,
+    text_width,
+)
 
 RED = (255, 0, 0)
 
@@ -166,9 +176,10 @@ def test_a_polyline_covers_each_pixel_by_its_distance_to_the_nearest_segment(poi
 
 @settings(deadline=None)
 @given(st.lists(st.tuples(_coordinate, _coordinate), min_size=1, max_size=8), st.booleans())
+@example([(2.61, 1.98), (2.56, 1.97), (1.97, 2.62)], True)  # once 2 levels apart (issue 18)
 def test_a_batch_of_shapes_paints_what_drawing_them_one_by_one_paints(centres, antialias) -> None:
-    """circles() and rectangles() lay their shapes over one another as separate calls would,
-    up to one level of rounding where they overlap (exactly where they do not)."""
+    """circles() and rectangles() lay their shapes over one another exactly as separate calls
+    would, rounding included, also where they overlap."""
     batch, one_by_one = Canvas(37, 29, antialias=antialias), Canvas(37, 29, antialias=antialias)
     batch.circles(centres, 2.5, RED)
     corners = [(x - 3, y - 1) for x, y in centres]
@@ -178,10 +189,7 @@ def test_a_batch_of_shapes_paints_what_drawing_them_one_by_one_paints(centres, a
         one_by_one.circle(centre, 2.5, RED)
     for corner, opposite in zip(corners, opposites, strict=True):
         one_by_one.rectangle(corner, opposite, BLACK)
-    difference = batch.to_array().astype(int) - one_by_one.to_array().astype(int)
-    assert np.abs(difference).max() <= 1
-    if len(centres) == 1:
-        assert not difference.any()
+    np.testing.assert_array_equal(batch.to_array(), one_by_one.to_array())
 
 
 def test_plot_maps_data_onto_its_box_and_cuts_bars_at_its_edges() -> None:
@@ -201,3 +209,115 @@ def test_plot_widens_a_flat_range_and_refuses_a_reversed_one() -> None:
     assert flat.to_pixels([2], [3.0])[0, 1] == 20.0  # a flat series sits in the middle
     with pytest.raises(ValueError, match=r"a range needs finite low <= high, got \(2.0, 1.0\)"):
         Plot(canvas, (10, 5, 50, 35), (2, 1), (0, 1))
+
+
+def test_rectangles_on_pixel_centres_paint_whole_pixels_as_the_general_path_does() -> None:
+    """Up to 64 rectangles with whole-number corners are copied in; more take the general
+    path: the pixels are the same, with and without anti-aliasing."""
+    rng = np.random.default_rng(0)
+    corners = rng.integers(-3, 30, size=(65, 2)).astype(float)
+    opposites = corners + rng.integers(-4, 5, size=(65, 2))
+    for antialias in (True, False):
+        batch, one_by_one = Canvas(31, 23, antialias=antialias), Canvas(31, 23, antialias=antialias)
+        batch.rectangles(corners, opposites, RED)  # 65: the general path
+        for corner, opposite in zip(corners, opposites, strict=True):
+            one_by_one.rectangle(corner, opposite, RED)  # one: copied in
+        np.testing.assert_array_equal(batch.to_array(), one_by_one.to_array())
+    single = Canvas(6, 5)
+    single.rectangle((1, 1), (3, 1), BLACK)  # no height: one sharp row of 3 pixels
+    expected = np.zeros((5, 6), bool)
+    expected[1, 1:4] = True
+    assert (_painted(single) == expected).all()
+
+
+def test_every_glyph_is_its_own_and_only_descenders_reach_below_the_baseline() -> None:
+    bitmaps = {c: _text_mask(c) for c in _GLYPH_ROWS}
+    assert len({b.tobytes() for b in bitmaps.values()}) == len(bitmaps)
+    assert all(b.shape == (9, 5) for b in bitmaps.values())
+    below = {c for c, b in bitmaps.items() if b[7:].any()}
+    assert below == {"g", "j", "p", "q", "y", ",", "_"}
+    assert set("0123456789.-+%/:()") | set("AZaz") <= set(_GLYPH_ROWS)
+
+
+def test_text_paints_its_glyphs_where_aligned_and_cuts_at_the_edges() -> None:
+    canvas = Canvas(40, 20)
+    canvas.text((3, 2), "1.5", RED)
+    painted = _painted(canvas)
+    assert (painted[2:11, 3:20] == _text_mask("1.5")).all() and painted.sum() == _text_mask(
+        "1.5"
+    ).sum()
+    assert (canvas.to_array()[painted] == RED).all()  # sharp: the colour itself, no blend
+    right = Canvas(40, 20)
+    right.text((30, 2), "1.5", RED, align="right")  # ends at x = 30
+    assert (_painted(right)[2:11, 30 - text_width("1.5") : 30] == _text_mask("1.5")).all()
+    unknown = Canvas(40, 20)
+    unknown.text((3, 2), "€", RED)
+    np.testing.assert_array_equal(_painted(unknown)[2:11, 3:8], _text_mask("?"))
+    cut = Canvas(8, 6)
+    cut.text((-3, -2), "Hi there", RED)  # mostly off the canvas: no error
+    assert _painted(cut).any()
+    with pytest.raises(ValueError, match=r"align must be one of \['left', 'center', 'right'\]"):
+        cut.text((0, 0), "x", RED, align="middle")
+
+
+@given(
+    st.floats(-1e6, 1e6),
+    st.floats(1e-3, 1e6),
+    st.integers(2, 8),
+    st.booleans(),
+)
+def test_nice_ticks_are_round_evenly_spaced_values_within_the_range(low, span, count, integer):
+    high = low + span
+    ticks = nice_ticks(low, high, count, integer=integer)
+    assert len(ticks) >= 1 or integer
+    slack = 1e-9 * max(span, 1.0)  # the rounding nice_ticks forgives, a billionth of a step
+    assert (ticks >= low - slack).all() and (ticks <= high + slack).all()
+    if len(ticks) > 1:
+        step = ticks[1] - ticks[0]
+        np.testing.assert_allclose(np.diff(ticks), step, atol=1e-12 * np.abs(ticks).max())
+        mantissa = step / 10 ** np.floor(np.log10(step) + 1e-12)
+        precision = 1e-9 * (1 + np.abs(ticks).max() / step)  # of a step between large ticks
+        assert min(abs(mantissa - m) for m in (1, 2, 2.5, 5, 10)) < precision
+        assert len(ticks) <= 2.5 * count + 1
+    if integer:
+        assert (ticks == np.round(ticks)).all()
+    else:
+        assert len(ticks) >= 1
+
+
+def test_tick_labels_share_their_decimals_and_shorten_large_values() -> None:
+    assert format_ticks(nice_ticks(0.93, 1.12, 4)) == ["0.95", "1.00", "1.05", "1.10"]
+    assert format_ticks(np.array([-0.5, -0.0, 0.5])) == ["-0.5", "0.0", "0.5"]
+    assert format_ticks(np.array([100.0, 120.0])) == ["100", "120"]
+    assert format_ticks(np.array([150_000.0, 250_000.0])) == ["150k", "250k"]
+    assert format_ticks(np.array([2.5e8, 5e8])) == ["250M", "500M"]
+    assert format_ticks(np.array([0.0, 5e5, 1e6])) == ["0.0M", "0.5M", "1.0M"]
+    assert text_width("12.5") == 23
+
+
+def test_a_plot_labels_its_axes_left_and_below_its_box() -> None:
+    canvas = Canvas(200, 120)
+    plot = Plot(canvas, (50, 10, 190, 90), (0, 100), (0, 1), margin=0.0)
+    ticks = plot.y_ticks(2, BLACK, grid=(230, 230, 230))
+    assert list(ticks) == [0.0, 0.5, 1.0]
+    painted = _painted(canvas)
+    assert painted[:, :46].any() and not painted[:, 47:50].any()  # labels end 4 pixels left
+    assert (canvas.to_array()[50, 50:191] == 230).all()  # the grid line at 0.5, sharp
+    plot.x_ticks(np.array([0.0, 1.0, 50.0, 100.0]), ["0", "1", "50", "100"], BLACK)
+    below = _painted(canvas)[94:103]
+    columns = np.flatnonzero(below.any(axis=0))
+    assert columns.min() >= 47 and columns.max() <= 199  # "100" moved in: not cut
+    assert not below[:, 56:70].any()  # "1" would touch "0": left out
+
+
+def test_stacked_areas_split_each_column_by_the_values() -> None:
+    canvas = Canvas(120, 110)
+    plot = Plot(canvas, (10, 5, 110, 105), (0, 3), (0, 1), margin=0.0)
+    values = np.tile([0.25, 0.75], (4, 1))
+    plot.stacked_areas(np.arange(4.0), values, [RED, BLACK])
+    image = canvas.to_array()
+    column = image[:, 60]
+    assert (column[81:105] == RED).all() and (column[6:79] == 0).all()  # a quarter red, below
+    assert (image[5:106, 10:111] != 255).any(axis=2).all()  # the whole box is covered
+    with pytest.raises(ValueError, match="stacked areas need values >= 0"):
+        plot.stacked_areas(np.arange(4.0), -values, [RED, BLACK])

@@ -9,7 +9,7 @@ their final flip).
 Every shape is drawn by computing how much of each pixel of its bounding box it covers (1 or 0
 without anti-aliasing, a fraction with it) and blending its colour in by that amount, so shapes
 compose in drawing order like a painter's. A batch of shapes of one colour (``circles``,
-``rectangles``) composes the same way, as if drawn one after another (up to rounding), and the
+``rectangles``) composes the same way, exactly as if drawn one after another, and the
 segments of a polyline as one stroke, each pixel covered as much as its nearest segment covers
 it. A batch is computed with array operations over every pixel of every shape's box at once, and
 blended into the pixels it covers only: a chart of hundreds of points costs a few array
@@ -26,6 +26,7 @@ just outside. Lines are centred on their path. Example::
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -98,6 +99,12 @@ class Canvas:
         if len(first) != len(second):
             raise ValueError(f"{len(first)} corners but {len(second)} opposite corners")
         low, high = np.minimum(first, second), np.maximum(first, second)
+        if len(low) <= 64 and (low == np.round(low)).all() and (high == np.round(high)).all():
+            # corners on pixel centres cover whole pixels and nothing beyond: copy the colour
+            rgb = _check_color(color)
+            for (x0, y0), (x1, y1) in zip(low.astype(np.int64), high.astype(np.int64), strict=True):
+                self._pixels[max(y0, 0) : max(y1 + 1, 0), max(x0, 0) : max(x1 + 1, 0)] = rgb
+            return
         shape, px, py = self._box_pixels(low, high)
         # the signed distance to the edge, as polygon() measures it, one axis at a time
         dx = np.minimum(px - low[shape, 0], high[shape, 0] - px)
@@ -162,6 +169,27 @@ class Canvas:
         depth = half - _segment_distance(px, py, a_x, a_y, b_x, b_y)
         self._paint(px, py, self._line_coverage(depth), color)
 
+    def text(self, position: Point, text: str, color: Color, *, align: str = "left") -> None:
+        """Write ``text`` in the canvas's 5 x 7 pixel font, ``position`` being the top of its
+        capitals and, by ``align``, its left end, centre or right end (``"left"``,
+        ``"center"``, ``"right"``); rounded to whole pixels, so letters stay sharp. A
+        character the font lacks is drawn as ``?``; the parts outside the canvas are cut."""
+        if align not in _ALIGNS:
+            raise ValueError(f"align must be one of {list(_ALIGNS)}, got {align!r}")
+        if not text:
+            return
+        mask = _text_mask(text)
+        (x, y) = self._to_pixels([position])[0]
+        x0 = int(np.floor(x - _ALIGNS[align] * mask.shape[1] + 0.5))
+        y0 = int(np.floor(y + 0.5))
+        left, top = max(x0, 0), max(y0, 0)
+        right = min(x0 + mask.shape[1], self.width)
+        bottom = min(y0 + mask.shape[0], self.height)
+        if left >= right or top >= bottom:
+            return
+        cut = mask[top - y0 : bottom - y0, left - x0 : right - x0]
+        self._pixels[top:bottom, left:right][cut] = _check_color(color)
+
     # -- output ----------------------------------------------------------------------------------
     def to_array(self) -> np.ndarray:
         """The image as a new uint8 array of shape ``(height, width, 3)``, row 0 at the top."""
@@ -209,23 +237,24 @@ class Canvas:
         stacked: bool = False,
     ) -> None:
         """Blend ``color`` into the pixels ``(px, py)`` by ``coverage``. A pixel listed more
-        than once takes its largest coverage (one stroke), or with ``stacked`` the coverage
-        of its shapes laid one over another, ``1 - prod(1 - coverage)``."""
-        if len(px) == 0:
+        than once takes its largest coverage (one stroke), or with ``stacked`` each of its
+        coverages in the order listed, blended and rounded one after another, exactly as
+        separate calls for its shapes would."""
+        drawn = coverage > 0
+        if not drawn.any():
             return
-        pixels, index = _numbered(py.astype(np.int64) * self.width + px.astype(np.int64))
-        listed = np.bincount(index, minlength=len(pixels))
+        px, py, coverage = px[drawn], py[drawn], coverage[drawn]
+        flat = py.astype(np.int64) * self.width + px.astype(np.int64)
+        if stacked:
+            for layer in _layers(flat):
+                self._mix(flat[layer], coverage[layer], color)
+            return
+        pixels, index = _numbered(flat)
         area = np.zeros(len(pixels))
         area[index] = coverage  # right where a pixel is listed once; the rest follows
-        shared = listed[index] > 1
-        index, coverage = index[shared], coverage[shared]
-        if stacked:
-            clear = np.ones(len(pixels))
-            np.multiply.at(clear, index, 1.0 - coverage)
-            area = np.where(listed > 1, 1.0 - clear, area)
-        else:
-            area[index] = 0.0
-            np.maximum.at(area, index, coverage)
+        shared = np.bincount(index, minlength=len(pixels))[index] > 1
+        area[index[shared]] = 0.0
+        np.maximum.at(area, index[shared], coverage[shared])
         covered = np.flatnonzero(area)
         self._mix(pixels[covered], area[covered], color)
 
@@ -268,6 +297,35 @@ class Canvas:
         mixed = pixels[index] * (1.0 - alpha) + rgb * alpha
         pixels[index] = np.rint(mixed).astype(np.uint8)
 
+    def _fill_columns(self, x0: int, edges: np.ndarray, colors: Sequence[Color]) -> None:
+        """Fill bands of colour in the pixel columns from ``x0``: in column ``x0 + i``, band
+        ``j`` lies between the pixel heights ``edges[i, j]`` and ``edges[i, j + 1]`` (y down)
+        and is painted ``colors[j]``, blended by the share of each pixel it covers (by whether
+        it covers the pixel's centre without anti-aliasing). Bands must not overlap."""
+        x1 = min(x0 + len(edges), self.width)
+        if x0 < 0 or x1 <= x0:
+            raise ValueError(f"columns {x0}..{x0 + len(edges)} lie outside the canvas")
+        edges = edges[: x1 - x0]
+        low = np.minimum(edges[:, :-1], edges[:, 1:])[:, None, :]  # (columns, 1, bands)
+        high = np.maximum(edges[:, :-1], edges[:, 1:])[:, None, :]
+        y0 = max(int(np.floor(low.min() - 0.5)), 0)
+        y1 = min(int(np.ceil(high.max() + 0.5)) + 1, self.height)
+        if y1 <= y0:
+            return
+        rows = np.arange(y0, y1, dtype=np.float64)[None, :, None]
+        if self.antialias:
+            share = np.minimum(rows + 0.5, high) - np.maximum(rows - 0.5, low)
+            cover = np.clip(share, 0.0, 1.0)
+        else:
+            cover = ((rows >= low) & (rows < high)).astype(np.float64)
+        rgb = np.array([_check_color(c) for c in colors], np.float64)  # (bands, 3)
+        block = self._pixels[y0:y1, x0:x1].transpose(1, 0, 2)  # (columns, rows, 3), a view
+        mixed = block * (1.0 - cover.sum(axis=2, keepdims=True)) + cover @ rgb
+        block[:] = np.rint(mixed).astype(np.uint8)
+
+
+_ALIGNS = {"left": 0.0, "center": 0.5, "right": 1.0}
+
 
 def _check_color(color: Color) -> Color:
     if len(color) != 3 or not all(0 <= channel <= 255 for channel in color):
@@ -285,6 +343,21 @@ def _inside_polygon(vertices: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.nd
         x_at_y = ax + (y - ay) * (bx - ax) / (by - ay)
         inside ^= crosses & (x < x_at_y)
     return inside
+
+
+def _layers(index: np.ndarray) -> list[np.ndarray]:
+    """The positions of ``index`` (pixels, some listed more than once) in layers: the first
+    listing of every pixel, then the second of those listed twice or more, and so on, each
+    layer in the order listed, so no layer names a pixel twice."""
+    order = np.argsort(index, kind="stable")
+    ranked = index[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    if len(starts) == len(index):  # every pixel listed once: a single layer
+        return [np.arange(len(index))]
+    group = np.repeat(starts, np.diff(np.r_[starts, len(index)]))
+    rank = np.empty(len(index), np.int64)
+    rank[order] = np.arange(len(index)) - group
+    return [np.flatnonzero(rank == r) for r in range(int(rank.max()) + 1)]
 
 
 def _numbered(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -362,10 +435,11 @@ class Plot:
         return np.column_stack(np.broadcast_arrays(px, py))
 
     def axes(self, color: Color = (120, 120, 120)) -> None:
-        """Draw the box around the chart area."""
-        corners = [(self.left, self.top), (self.right, self.top)]
-        corners += [(self.right, self.bottom), (self.left, self.bottom)]
-        self.canvas.polyline(corners, color, closed=True)
+        """Draw the box around the chart area, one pixel wide."""
+        left, top, right, bottom = self.left, self.top, self.right, self.bottom
+        starts = [(left, top), (left, bottom), (left, top), (right, top)]
+        ends = [(right, top), (right, bottom), (left, bottom), (right, bottom)]
+        self.canvas.rectangles(starts, ends, color)  # no width: as a line one pixel wide
 
     def hline(self, y: float, color: Color, width: float = 1.0) -> None:
         """A horizontal reference line at data height ``y`` across the chart, if ``y`` is in it."""
@@ -400,6 +474,110 @@ class Plot:
             np.column_stack([left, top])[drawn], np.column_stack([right, bottom])[drawn], color
         )
 
+    def title(self, text: str, color: Color = BLACK) -> None:
+        """``text`` above the chart's top left corner."""
+        self.canvas.text((self.left, self.top - CAP_HEIGHT - 5), text, color)
+
+    def y_ticks(
+        self,
+        count: int,
+        color: Color = BLACK,
+        grid: Color | None = None,
+        *,
+        integer: bool = False,
+    ) -> np.ndarray:
+        """Label about ``count`` round values (whole numbers with ``integer``) of the y axis
+        left of the chart, with light ``grid`` lines across it at each; the values labelled."""
+        ticks = nice_ticks(self.y_low, self.y_high, count, integer=integer)
+        heights = np.round(self.to_pixels(np.full(len(ticks), self.x_low), ticks)[:, 1])
+        if grid is not None and len(ticks):
+            lefts = np.column_stack([np.full(len(ticks), self.left), heights])
+            rights = np.column_stack([np.full(len(ticks), self.right), heights])
+            self.canvas.rectangles(lefts, rights, grid)  # no width: one sharp row each
+        for label, height in zip(format_ticks(ticks), heights, strict=True):
+            self.canvas.text((self.left - 4, height - CAP_HEIGHT // 2), label, color, align="right")
+        return ticks
+
+    def x_ticks(
+        self,
+        ticks: np.ndarray,
+        labels: Sequence[str] | None,
+        color: Color = BLACK,
+        grid: Color | None = None,
+    ) -> None:
+        """Light ``grid`` lines down the chart at the data ``ticks``, and ``labels`` (if
+        given) centred below them, moved in where they would run off the canvas; a label that
+        would touch the one before it is left out."""
+        xs = np.round(self.to_pixels(ticks, np.full(len(ticks), self.y_low))[:, 0])
+        if grid is not None and len(xs):
+            tops = np.column_stack([xs, np.full(len(xs), self.top)])
+            bottoms = np.column_stack([xs, np.full(len(xs), self.bottom)])
+            self.canvas.rectangles(tops, bottoms, grid)
+        end = -np.inf  # where the last label drawn ends
+        for label, x in zip(labels or (), xs, strict=False):
+            half = text_width(label) / 2
+            x = min(max(x, half), self.canvas.width - half)
+            if x - half < end + TEXT_ADVANCE:
+                continue
+            self.canvas.text((x, self.bottom + 4), label, color, align="center")
+            end = x + half
+
+    def stacked_areas(self, x: np.ndarray, values: np.ndarray, colors: Sequence[Color]) -> None:
+        """Areas stacked up from 0, column ``j`` of ``values`` (one row per ``x``, increasing)
+        in ``colors[j]``, straight between the points, each pixel coloured by the share of it
+        each area covers. Values must not be negative."""
+        values = np.asarray(values, np.float64).reshape(len(x), -1)
+        if (values < 0).any():
+            raise ValueError("stacked areas need values >= 0; draw negative ones as lines")
+        if len(x) < 2:
+            return
+        columns = np.arange(np.ceil(self.left), np.floor(self.right) + 1)
+        at = self.x_low + (columns - self.left) / (self.right - self.left) * (
+            self.x_high - self.x_low
+        )
+        within = (at >= x[0]) & (at <= x[-1])
+        if not within.any():
+            return
+        columns, at = columns[within], at[within]
+        stacked = np.cumsum(np.column_stack([np.zeros(len(x)), values]), axis=1)
+        edges = np.column_stack([np.interp(at, x, level) for level in stacked.T])
+        heights = self.bottom - (edges - self.y_low) / (self.y_high - self.y_low) * (
+            self.bottom - self.top
+        )
+        self.canvas._fill_columns(int(columns[0]), np.clip(heights, self.top, self.bottom), colors)
+
+
+def nice_ticks(low: float, high: float, count: int, *, integer: bool = False) -> np.ndarray:
+    """About ``count`` round values (multiples of 1, 2, 2.5 or 5 times a power of ten; whole
+    numbers with ``integer``) from ``low`` to ``high``, for an axis."""
+    if not high > low:
+        return np.array([low], np.float64)
+    raw = (high - low) / max(count, 1)
+    magnitude = 10.0 ** np.floor(np.log10(raw))
+    steps = (1.0, 2.0, 5.0, 10.0) if integer else (1.0, 2.0, 2.5, 5.0, 10.0)
+    step = next(m * magnitude for m in steps if m * magnitude >= raw * (1 - 1e-9))
+    if integer:
+        step = max(round(step), 1)
+    first, last = np.ceil(low / step - 1e-9), np.floor(high / step + 1e-9)
+    return np.arange(first, last + 1) * step + 0.0  # + 0.0: no -0
+
+
+def format_ticks(values: np.ndarray) -> list[str]:
+    """Tick labels with as many decimals as the values need, all alike; in thousands (``k``)
+    when the largest is 100,000 or more, in millions (``M``) from 1,000,000, so labels stay
+    short."""
+    values = np.asarray(values, np.float64)
+    if len(values) == 0:
+        return []
+    largest = float(np.abs(values).max())
+    scale, suffix = (1e6, "M") if largest >= 1e6 else (1e3, "k") if largest >= 1e5 else (1, "")
+    scaled = values / scale
+    decimals = next(
+        (d for d in range(7) if np.allclose(scaled, np.round(scaled, d), rtol=0, atol=1e-9)), 6
+    )
+    scaled = np.where(np.round(scaled, decimals) == 0, 0.0, scaled)  # no "-0.0"
+    return [f"{v:.{decimals}f}{suffix}" for v in scaled]
+
 
 def _widen(low: float, high: float, *, margin: float) -> tuple[float, float]:
     """``(low, high)`` grown by ``margin`` of its span on each side; widened around the value
@@ -412,3 +590,122 @@ def _widen(low: float, high: float, *, margin: float) -> tuple[float, float]:
         return low - half, high + half
     pad = (high - low) * margin
     return low - pad, high + pad
+
+
+# -- text ----------------------------------------------------------------------------------------
+# A 5 x 7 pixel font of our own: each glyph is its rows from the top of a capital letter down,
+# '#' painted, '.' not; lower-case letters with a descender (g, j, p, q, y) and the comma take
+# two more rows below the baseline. Characters go 6 pixels apart (one blank column).
+_GLYPH_ROWS = {
+    " ": "..... ..... ..... ..... ..... ..... .....",
+    "0": ".###. #...# #..## #.#.# ##..# #...# .###.",
+    "1": "..#.. .##.. ..#.. ..#.. ..#.. ..#.. .###.",
+    "2": ".###. #...# ....# ...#. ..#.. .#... #####",
+    "3": "####. ....# ....# .###. ....# ....# ####.",
+    "4": "...#. ..##. .#.#. #..#. ##### ...#. ...#.",
+    "5": "##### #.... ####. ....# ....# #...# .###.",
+    "6": "..##. .#... #.... ####. #...# #...# .###.",
+    "7": "##### ....# ...#. ..#.. .#... .#... .#...",
+    "8": ".###. #...# #...# .###. #...# #...# .###.",
+    "9": ".###. #...# #...# .#### ....# ...#. .##..",
+    "A": ".###. #...# #...# ##### #...# #...# #...#",
+    "B": "####. #...# #...# ####. #...# #...# ####.",
+    "C": ".###. #...# #.... #.... #.... #...# .###.",
+    "D": "####. #...# #...# #...# #...# #...# ####.",
+    "E": "##### #.... #.... ####. #.... #.... #####",
+    "F": "##### #.... #.... ####. #.... #.... #....",
+    "G": ".###. #...# #.... #.### #...# #...# .####",
+    "H": "#...# #...# #...# ##### #...# #...# #...#",
+    "I": ".###. ..#.. ..#.. ..#.. ..#.. ..#.. .###.",
+    "J": "..### ...#. ...#. ...#. ...#. #..#. .##..",
+    "K": "#...# #..#. #.#.. ##... #.#.. #..#. #...#",
+    "L": "#.... #.... #.... #.... #.... #.... #####",
+    "M": "#...# ##.## #.#.# #.#.# #...# #...# #...#",
+    "N": "#...# #...# ##..# #.#.# #..## #...# #...#",
+    "O": ".###. #...# #...# #...# #...# #...# .###.",
+    "P": "####. #...# #...# ####. #.... #.... #....",
+    "Q": ".###. #...# #...# #...# #.#.# #..#. .##.#",
+    "R": "####. #...# #...# ####. #.#.. #..#. #...#",
+    "S": ".#### #.... #.... .###. ....# ....# ####.",
+    "T": "##### ..#.. ..#.. ..#.. ..#.. ..#.. ..#..",
+    "U": "#...# #...# #...# #...# #...# #...# .###.",
+    "V": "#...# #...# #...# #...# #...# .#.#. ..#..",
+    "W": "#...# #...# #...# #.#.# #.#.# #.#.# .#.#.",
+    "X": "#...# #...# .#.#. ..#.. .#.#. #...# #...#",
+    "Y": "#...# #...# .#.#. ..#.. ..#.. ..#.. ..#..",
+    "Z": "##### ....# ...#. ..#.. .#... #.... #####",
+    "a": "..... ..... .###. ....# .#### #...# .####",
+    "b": "#.... #.... #.##. ##..# #...# #...# ####.",
+    "c": "..... ..... .###. #.... #.... #...# .###.",
+    "d": "....# ....# .##.# #..## #...# #...# .####",
+    "e": "..... ..... .###. #...# ##### #.... .###.",
+    "f": "..##. .#..# .#... ###.. .#... .#... .#...",
+    "g": "..... ..... .#### #...# #...# #...# .#### ....# .###.",
+    "h": "#.... #.... #.##. ##..# #...# #...# #...#",
+    "i": "..#.. ..... .##.. ..#.. ..#.. ..#.. .###.",
+    "j": "...#. ..... ..##. ...#. ...#. ...#. ...#. #..#. .##..",
+    "k": "#.... #.... #..#. #.#.. ##... #.#.. #..#.",
+    "l": ".##.. ..#.. ..#.. ..#.. ..#.. ..#.. .###.",
+    "m": "..... ..... ##.#. #.#.# #.#.# #.#.# #.#.#",
+    "n": "..... ..... #.##. ##..# #...# #...# #...#",
+    "o": "..... ..... .###. #...# #...# #...# .###.",
+    "p": "..... ..... ####. #...# #...# #...# ####. #.... #....",
+    "q": "..... ..... .#### #...# #...# #...# .#### ....# ....#",
+    "r": "..... ..... #.##. ##..# #.... #.... #....",
+    "s": "..... ..... .###. #.... .###. ....# ####.",
+    "t": ".#... .#... ###.. .#... .#... .#..# ..##.",
+    "u": "..... ..... #...# #...# #...# #..## .##.#",
+    "v": "..... ..... #...# #...# #...# .#.#. ..#..",
+    "w": "..... ..... #...# #...# #.#.# #.#.# .#.#.",
+    "x": "..... ..... #...# .#.#. ..#.. .#.#. #...#",
+    "y": "..... ..... #...# #...# #...# #...# .#### ....# .###.",
+    "z": "..... ..... ##### ...#. ..#.. .#... #####",
+    ".": "..... ..... ..... ..... ..... .##.. .##..",
+    ",": "..... ..... ..... ..... ..... ..##. ..##. ...#. ..#..",
+    "-": "..... ..... ..... .###. ..... ..... .....",
+    "+": "..... ..#.. ..#.. ##### ..#.. ..#.. .....",
+    "/": "....# ....# ...#. ..#.. .#... #.... #....",
+    ":": "..... .##.. .##.. ..... .##.. .##.. .....",
+    "%": "##... ##..# ...#. ..#.. .#... #..## ...##",
+    "(": "...#. ..#.. .#... .#... .#... ..#.. ...#.",
+    ")": ".#... ..#.. ...#. ...#. ...#. ..#.. .#...",
+    "=": "..... ..... ##### ..... ##### ..... .....",
+    "_": "..... ..... ..... ..... ..... ..... ..... #####",
+    "'": "..#.. ..#.. .#... ..... ..... ..... .....",
+    "*": "..... ..#.. #.#.# .###. #.#.# ..#.. .....",
+    "|": "..#.. ..#.. ..#.. ..#.. ..#.. ..#.. ..#..",
+    "?": ".###. #...# ....# ...#. ..#.. ..... ..#..",
+}
+GLYPH_WIDTH, GLYPH_HEIGHT = 5, 9  # 7 rows above the baseline, 2 below for descenders
+TEXT_ADVANCE = GLYPH_WIDTH + 1  # pixels from one character to the next
+CAP_HEIGHT = 7
+
+
+def text_width(text: str) -> int:
+    """How many pixels wide ``text`` is drawn by ``Canvas.text``."""
+    return max(len(text) * TEXT_ADVANCE - 1, 0)
+
+
+@functools.cache
+def _glyphs() -> dict[str, np.ndarray]:
+    """The font as boolean arrays of shape ``(GLYPH_HEIGHT, GLYPH_WIDTH)``, parsed once."""
+    glyphs = {}
+    for character, rows in _GLYPH_ROWS.items():
+        bitmap = np.zeros((GLYPH_HEIGHT, GLYPH_WIDTH), bool)
+        for r, row in enumerate(rows.split()):
+            bitmap[r] = [cell == "#" for cell in row]
+        glyphs[character] = bitmap
+    return glyphs
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_mask(text: str) -> np.ndarray:
+    """The painted pixels of ``text``, ``(GLYPH_HEIGHT, text_width(text))``; a character the
+    font lacks is drawn as ``?``. Cached: a chart's labels repeat from frame to frame."""
+    glyphs = _glyphs()
+    mask = np.zeros((GLYPH_HEIGHT, len(text) * TEXT_ADVANCE), bool)
+    for i, character in enumerate(text):
+        glyph = glyphs.get(character, glyphs["?"])
+        mask[:, i * TEXT_ADVANCE : i * TEXT_ADVANCE + GLYPH_WIDTH] = glyph
+    mask.flags.writeable = False
+    return mask[:, : text_width(text)]

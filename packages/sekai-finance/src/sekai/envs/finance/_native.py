@@ -59,7 +59,7 @@ class FinanceVecEnv(NativeVecEnv):
         self._model = template._make_model(self.num_envs)
         self._reset_info_arrays: InfoArrays = {}
         self._traces = (
-            [EpisodeTrace(template.picture) for _ in range(self.num_envs)]
+            [EpisodeTrace(template.picture, template) for _ in range(self.num_envs)]
             if template.render_mode == "rgb_array"
             else None
         )

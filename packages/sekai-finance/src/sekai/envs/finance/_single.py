@@ -77,7 +77,7 @@ class FinanceEnv(Env[np.ndarray, Any]):
         self._set_render_mode(render_mode)
         self._model = self._make_one_model()
         draws = render_mode in ("human", "rgb_array")
-        self._trace = EpisodeTrace(self.picture) if draws else None
+        self._trace = EpisodeTrace(self.picture, self) if draws else None
         self._last: ResetResult | StepResult = ResetResult(None, {})
         self._indices = np.zeros(1, dtype=np.int64)
 

@@ -48,7 +48,7 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 30,
     }
-    picture = Picture(price="mid_price", equity="values", holding="inventory")
+    picture = Picture(price="mid_price", equity="values", holding="inventory", agents="trader")
 
     def __init__(
         self,

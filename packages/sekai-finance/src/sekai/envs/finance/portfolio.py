@@ -69,7 +69,7 @@ class PortfolioEnv(HistoryEnv):
         "max_leverage",
         "symbols",
     )
-    picture = Picture(price="price", equity="wealth", holding="weights")
+    picture = Picture(price="price", equity="wealth", holding="weights", time="timestamp")
     state_attributes: ClassVar[tuple[str, ...]] = ("wealth", "weights", "price", "timestamp")
 
     n_assets = ReadOnly("it fixes the spaces' shapes")

@@ -55,7 +55,7 @@ class TradingEnv(HistoryEnv):
     also ``episode_return``, ``sharpe``, ``max_drawdown``, ``turnover``.
     """
 
-    picture = Picture(price="price", equity="equity", holding="position")
+    picture = Picture(price="price", equity="equity", holding="position", time="timestamp")
     state_attributes: ClassVar[tuple[str, ...]] = ("equity", "position", "price", "timestamp")
 
     def __init__(
