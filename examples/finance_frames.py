@@ -1,8 +1,8 @@
 """Draw the finance frames shown in docs/finance.md and save them as PNGs (needs matplotlib).
 
-Trading-v0 trades GOOGL's daily closes with a momentum rule, dated by the CSV's dates;
-Portfolio-v0 holds its five simulated assets, bought in equal weights and then left to drift.
-Run from the repository: ``python examples/finance_frames.py [DATA_DIR] [OUT_DIR]``.
+Trading-v0 trades GOOGL's daily bars (the dataset sekai-finance ships, dated) with a momentum
+rule; Portfolio-v0 holds its five simulated assets, bought in equal weights and then left to drift.
+Run from the repository: ``python examples/finance_frames.py [OUT_DIR]``.
 """
 
 import sys
@@ -12,14 +12,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import sekai
-from sekai.finance import load_csv
+from sekai.finance import datasets
 from sekai.finance.baselines import BuyAndHold
 
 
-def trading_frame(data_dir: Path) -> np.ndarray:
-    bars = load_csv(data_dir / "STOCKS_GOOGL.csv")
-    env = sekai.make("Trading-v0", prices=bars.close, lookback=20, render_mode="rgb_array")
-    env.unwrapped._dates = bars.dates  # what data= with a date column sets
+def trading_frame() -> np.ndarray:
+    env = sekai.make(
+        "Trading-v0", data=datasets.load("GOOGL"), lookback=20, render_mode="rgb_array"
+    )
     observation, _ = env.reset(options={"start": 1800})
     for _ in range(180):
         momentum = observation[:20].sum()  # the log return over the last 20 bars
@@ -37,9 +37,8 @@ def portfolio_frame() -> np.ndarray:
 
 
 def main() -> None:
-    data_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("../shared/data")
-    out_dir = Path(sys.argv[2]) if len(sys.argv) > 2 else Path("docs/assets")
-    plt.imsave(out_dir / "frame-trading.png", trading_frame(data_dir))
+    out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/assets")
+    plt.imsave(out_dir / "frame-trading.png", trading_frame())
     plt.imsave(out_dir / "frame-portfolio.png", portfolio_frame())
     print(f"saved frame-trading.png and frame-portfolio.png to {out_dir}")
 

@@ -242,14 +242,14 @@ def test_native_vec_frames_take_their_dates_from_the_template(googl):
 
 
 @pytest.mark.needs("matplotlib")
-def test_the_docs_frames_example_saves_both_pictures(data_dir, tmp_path, monkeypatch):
+def test_the_docs_frames_example_saves_both_pictures(tmp_path, monkeypatch):
     """examples/finance_frames.py, which draws the frames docs/finance.md shows."""
     import runpy
 
     from matplotlib.image import imread
 
     example = Path(__file__).resolve().parents[2] / "examples" / "finance_frames.py"
-    monkeypatch.setattr(sys, "argv", ["finance_frames.py", str(data_dir), str(tmp_path)])
+    monkeypatch.setattr(sys, "argv", ["finance_frames.py", str(tmp_path)])
     runpy.run_path(str(example), run_name="__main__")
     trading = (imread(tmp_path / "frame-trading.png")[..., :3] * 255).round().astype(np.uint8)
     portfolio = (imread(tmp_path / "frame-portfolio.png")[..., :3] * 255).round().astype(np.uint8)
