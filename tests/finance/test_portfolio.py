@@ -226,7 +226,9 @@ def test_nothing_observed_at_or_before_t_depends_on_prices_after_t(two_assets):
 def test_with_shorts_and_leverage_the_accounting_still_holds():
     from sekai.env_checker import check_env
 
-    env = PortfolioEnv(allow_short=True, max_leverage=2.0, episode_length=100)
+    env = PortfolioEnv(
+        allow_short=True, max_leverage=2.0, episode_length=100, borrow_rate=0.05, cash_rate=0.03
+    )
     check_env(env)
     env.action_space.seed(1)
     env.reset(seed=1)

@@ -40,13 +40,17 @@ class PortfolioEnv(HistoryEnv):
     - ``transaction_cost`` (fraction of traded value, default 0.001) or ``cost_model``;
     - ``allow_short`` (default False) and ``max_leverage`` (default 1.0): with shorts, the
       assets' gross exposure ``sum(|w|)`` may be up to ``max_leverage``;
-    - ``periods_per_year`` (default 252), ``render_mode`` (None, ``"ansi"`` or ``"rgb_array"``).
+    - ``periods_per_year`` (default 252), ``render_mode`` (None, ``"ansi"`` or ``"rgb_array"``);
+    - ``borrow_rate``, ``cash_rate``, ``opens`` and ``execution``: as Trading-v0 (cash is
+      negative, and pays ``cash_rate``, when leverage borrows it; ``"next_open"`` needs
+      ``prices`` and ``opens`` of the same shape).
 
     Action: ``PortfolioWeights``, ``n_assets + 1`` weights (cash
     last) summing to 1. Observation: float32 ``(lookback * n_assets + n_assets + 1,)``, the
     last ``lookback`` log returns of every asset (bar-major, oldest first) then the current
-    weights. Reward: the log change of wealth, net of costs. Info: ``timestamp``, ``wealth``,
-    ``weights`` (after the step's price move), ``cost``; at an episode's end also the episode
+    weights. Reward: the log change of wealth, net of costs and financing. Info: ``timestamp``,
+    ``wealth``, ``weights`` (after the step's price move), ``cost``, ``financing``; at an
+    episode's end also the episode
     figures of ``sekai.finance.metrics``.
     """
 
@@ -83,6 +87,10 @@ class PortfolioEnv(HistoryEnv):
         allow_short: bool = False,
         max_leverage: float = 1.0,
         periods_per_year: float = 252.0,
+        borrow_rate: float = 0.0,
+        cash_rate: float = 0.0,
+        opens: Any = None,
+        execution: str = "close",
         render_mode: str | None = None,
     ) -> None:
         self._set_shared_parameters(
@@ -108,6 +116,7 @@ class PortfolioEnv(HistoryEnv):
                     f"n_assets={n_assets!r} but prices has {self._n_assets} columns (assets)"
                 )
         self._max_leverage = _positive("max_leverage", max_leverage)
+        self._set_market_terms(borrow_rate, cash_rate, opens, execution)
         self.mu = mu
         self.sigma = sigma
         self.correlation = correlation

@@ -35,13 +35,20 @@ class TradingEnv(HistoryEnv):
       model of ``sekai.finance.costs``), not both;
     - ``allow_short`` (default False): actions ``Discrete(3, start=-1)`` (short, flat, long)
       instead of ``Discrete(2)`` (flat, long);
-    - ``periods_per_year`` (default 252): annualises the episode's Sharpe ratio;
+    - ``periods_per_year`` (default 252): annualises the episode's Sharpe ratio and turns the
+      yearly rates below into per-period ones;
+    - ``borrow_rate`` and ``cash_rate`` (yearly, default 0): financing charged every period on
+      the value of short positions, and earned (paid) on positive (negative) cash;
+    - ``opens`` (default None) and ``execution`` (``"close"``, default, or ``"next_open"``):
+      trades fill at the decision bar's close, or at the next bar's open (needs ``opens``,
+      aligned with ``prices``);
     - ``render_mode``: None, ``"ansi"`` or ``"rgb_array"``.
 
     Observation: float32 ``(lookback + 1,)``, the last ``lookback`` log returns (oldest first,
     the last one ending at the decision bar) and the current position. Reward: the log change of
     equity over the step, net of costs. Info: ``timestamp`` (index of the decision bar),
-    ``price``, ``position``, ``equity``, ``cost`` (of this step's trade); at an episode's end
+    ``price``, ``position``, ``equity``, ``cost`` (of this step's trade), ``financing``
+    (credited to cash this period, negative when paid); at an episode's end
     also ``episode_return``, ``sharpe``, ``max_drawdown``, ``turnover``.
     """
 
@@ -59,6 +66,10 @@ class TradingEnv(HistoryEnv):
         cost_model: CostModel | None = None,
         allow_short: bool = False,
         periods_per_year: float = 252.0,
+        borrow_rate: float = 0.0,
+        cash_rate: float = 0.0,
+        opens: Any = None,
+        execution: str = "close",
         render_mode: str | None = None,
     ) -> None:
         self._set_shared_parameters(
@@ -82,6 +93,7 @@ class TradingEnv(HistoryEnv):
                 f"{minimum} bars, but the default prices have {len(self._prices)}; pass prices="
             )
         self._returns = _returns_of(self._prices)
+        self._set_market_terms(borrow_rate, cash_rate, opens, execution)
         self.observation_space = Box(-np.inf, np.inf, shape=(self._lookback + 1,))
         self.action_space = Discrete(3, start=-1) if self._allow_short else Discrete(2)
         super().__init__(render_mode)
