@@ -56,13 +56,15 @@ class _SB3VecEnv(SB3VecEnv):
     def __init__(self, vec: VecEnv, box_actions: bool) -> None:
         self.vec = vec
         self._actions: Any = None
-        action_space = vec.action_space
+        action_space: Any = vec.action_space
         box = getattr(action_space, "box", None) if box_actions else None
         self._from_box = getattr(action_space, "from_box", None) if box is not None else None
+        if self._from_box is not None:
+            action_space = box
         super().__init__(
             vec.num_envs,
             to_gymnasium_space(vec.observation_space),
-            to_gymnasium_space(box if self._from_box is not None else action_space),
+            to_gymnasium_space(action_space),
         )
 
     def reset(self) -> Any:

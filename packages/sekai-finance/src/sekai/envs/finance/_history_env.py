@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import numpy as np
+
 from sekai.envs.finance._parameters import (
     Parameter,
     ReadOnly,
@@ -41,6 +43,9 @@ class HistoryEnv(FinanceEnv):
         "opens",
         "execution",
     )
+
+    _prices: np.ndarray | None
+    _opens: np.ndarray | None
 
     prices = ReadOnly("the price history is data every sub-env shares")
     lookback = ReadOnly("it fixes the observation's shape")
@@ -83,17 +88,16 @@ class HistoryEnv(FinanceEnv):
         if execution not in EXECUTIONS:
             raise ValueError(f"execution must be one of {EXECUTIONS}, got {execution!r}")
         self._execution = execution
+        prices = self._prices
         if opens is not None:
-            if self._prices is None:
+            if prices is None:
                 raise ValueError("opens need a price history: pass prices= with them")
-            self._opens = price_history(
-                opens, ndim=self._prices.ndim, min_length=len(self._prices), name="opens"
-            )
-            if self._opens.shape != self._prices.shape:
+            checked = price_history(opens, ndim=prices.ndim, min_length=len(prices), name="opens")
+            if checked.shape != prices.shape:
                 raise ValueError(
-                    f"opens must have the shape of prices {self._prices.shape}, got "
-                    f"{self._opens.shape}"
+                    f"opens must have the shape of prices {prices.shape}, got {checked.shape}"
                 )
+            self._opens = checked
         elif "_opens" not in self.__dict__:
             self._opens = None
         if execution == "next_open" and self._opens is None:
