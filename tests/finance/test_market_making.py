@@ -33,8 +33,10 @@ def test_the_poisson_fill_model_is_one_arrival_or_more_within_the_step():
 
 @pytest.mark.parametrize("fill_model", ["bernoulli", "poisson"])
 def test_the_env_fills_as_often_as_its_fill_model_says(fill_model):
-    """20,000 quotes at depth 0.5 on each side: the fill rate is the model's probability within
-    4 standard errors, and the two models' rates are 30 standard errors apart."""
+    """20,000 quotes at depth 0.5 on each side: the fill rate is the model's probability at the
+    depth from the moved mid, 0.5 -+ sigma sqrt(dt) Z, averaged over Z (2.3% above the
+    probability at 0.5 for "bernoulli"), within 4 standard errors; the two models' rates are
+    30 standard errors apart."""
     env = MarketMakingEnv(fill_model=fill_model, max_inventory=10**6, episode_length=20_000)
     env.reset(seed=1)
     fills = np.array(
@@ -43,7 +45,9 @@ def test_the_env_fills_as_often_as_its_fill_model_says(fill_model):
             for step in (env.step(np.array([0.5, 0.5], np.float32)) for _ in range(20_000))
         ]
     )
-    p = fill_probability(np.array(0.5), 140.0, 1.5, 0.005, fill_model)
+    z, weights = np.polynomial.hermite_e.hermegauss(40)  # E[f(Z)], Z standard normal
+    moved = fill_probability(0.5 + 2.0 * np.sqrt(0.005) * z, 140.0, 1.5, 0.005, fill_model)
+    p = weights @ moved / np.sqrt(2 * np.pi)
     standard_error = np.sqrt(p * (1 - p) / fills.size)
     assert abs(fills.mean() - p) < 4 * standard_error
 
@@ -154,10 +158,55 @@ def test_the_quotes_and_fills_of_a_step_do_not_depend_on_later_shocks():
         return seen
 
     original, changed = run(shocks), run(perturbed)
-    for t in range(15):  # the shock of step t moves the mid after step t's fills
+    for t in range(15):  # the shock of step t moves the mid before step t's fills are drawn
         for a, b in zip(original[t], changed[t], strict=True):
             np.testing.assert_array_equal(a, b)
     assert not np.array_equal(original[15][4], changed[15][4])
+
+
+def test_the_fills_are_drawn_against_the_mid_after_the_steps_move():
+    """The quotes stand around the opening mid; each fill's depth is measured from the mid
+    after the step's move, so a quote the price moved through is more likely hit (12 standard
+    moves through a quote make it certain)."""
+    model = MarketMakingModel(MarketMakingEnv(), 6)
+    model.reset(np.arange(6), [None] * 6, np.random.default_rng())
+    shocks = np.array([-12.0, -1.0, 0.0, 0.5, 1.0, 12.0])
+    uniforms = np.random.default_rng(3).random((6, 2)) * 0.999
+    step = model.advance(np.full((6, 2), 0.5), uniforms, shocks)
+    move = 2.0 * np.sqrt(0.005) * shocks
+    np.testing.assert_array_equal(step.bid, np.full(6, 99.5))
+    np.testing.assert_array_equal(step.ask, np.full(6, 100.5))
+    np.testing.assert_array_equal(model.price, 100.0 + move)
+    bid_probability = fill_probability(0.5 + move, 140.0, 1.5, 0.005)
+    ask_probability = fill_probability(0.5 - move, 140.0, 1.5, 0.005)
+    np.testing.assert_array_equal(step.bid_filled, uniforms[:, 0] < bid_probability)
+    np.testing.assert_array_equal(step.ask_filled, uniforms[:, 1] < ask_probability)
+    assert step.bid_filled[-1] == False and step.ask_filled[-1] == True  # noqa: E712
+    assert step.bid_filled[0] == True and step.ask_filled[0] == False  # noqa: E712
+    assert np.all(np.diff(bid_probability) < 0) and np.all(np.diff(ask_probability) > 0)
+
+
+def test_the_observation_before_a_step_does_not_depend_on_its_move():
+    """The dealer quotes before the move: what it observes (inventory, time left) before step t
+    is the same whatever the shock of step t."""
+    rng = np.random.default_rng(1)
+    uniforms, shocks = rng.random((20, 5, 2)), rng.standard_normal((20, 5))
+
+    def observations(moves):
+        model = MarketMakingModel(MarketMakingEnv(), 5)
+        model.reset(np.arange(5), [None] * 5, np.random.default_rng())
+        seen = []
+        for t in range(20):
+            seen.append(model.observe())
+            model.advance(np.full((5, 2), 0.3), uniforms[t], moves[t])
+        return seen
+
+    perturbed = shocks.copy()
+    perturbed[10] *= -50.0
+    original, changed = observations(shocks), observations(perturbed)
+    for t in range(11):
+        np.testing.assert_array_equal(original[t], changed[t])
+    assert not np.array_equal(original[11], changed[11])
 
 
 # -- single and native agree ---------------------------------------------------------------------

@@ -38,7 +38,8 @@ class MarketMakingEnv(FinanceEnv):
       the PnL, > 0 subtracts the Cartea-Jaimungal running penalty ``phi * inventory**2 * dt``;
     - ``max_depth`` (5.0 price units): the upper bound of the action space;
     - ``fill_model`` (``"bernoulli"``): a quote fills with probability ``A exp(-k d) dt`` (the
-      paper's simulations), or with ``"poisson"`` ``1 - exp(-A exp(-k d) dt)``;
+      paper's simulations), or with ``"poisson"`` ``1 - exp(-A exp(-k d) dt)``, ``d`` being its
+      depth from the mid after the step's move (the quotes are set before it);
     - ``render_mode``: None, ``"ansi"`` or ``"rgb_array"``.
 
     Action: float32 ``[bid_depth, ask_depth]`` in ``[0, max_depth]``, distances from the mid.
