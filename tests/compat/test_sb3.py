@@ -27,9 +27,9 @@ def _one_torch_thread():
     torch.set_num_threads(1)  # two shared cores: more threads only contend
 
 
-def to_sb3(vec: sekai.VecEnv):
+def to_sb3(vec: sekai.VecEnv, **kwargs):
     """sekai.compat.to_sb3, looked up when called: collecting this file needs no SB3."""
-    return sekai.compat.to_sb3(vec)
+    return sekai.compat.to_sb3(vec, **kwargs)
 
 
 def _vec(backend: str, num_envs: int = 3) -> sekai.VecEnv:
@@ -124,16 +124,35 @@ def test_ppo_trains_through_vec_monitor_and_vec_normalize_and_evaluate_policy_ru
     env.close()
 
 
-class _SoftmaxWeights(sekai.VecActionWrapper):
-    """Portfolio weights from unbounded scores: what a Gaussian policy can output."""
+@pytest.mark.needs("sekai-finance")
+@pytest.mark.parametrize("allow_short", [False, True])
+def test_portfolio_weights_reach_sb3_as_a_box_and_come_back_as_weights(allow_short):
+    from gymnasium.spaces import Box
 
-    def __init__(self, venv: sekai.VecEnv) -> None:
-        super().__init__(venv)
-        self.action_space = sekai.Box(-3.0, 3.0, venv.action_space.shape)
+    kwargs = {"allow_short": allow_short, "max_leverage": 1.5}
+    vec = sekai.make_vec("Portfolio-v0", 4, **kwargs)
+    env = to_sb3(vec)
+    assert type(env.action_space) is Box and env.action_space.shape == (6,)
+    assert (env.action_space.low == -1).all() and (env.action_space.high == 1).all()
+    env.seed(0)
+    env.reset()
+    actions = np.random.default_rng(0).normal(size=(4, 6)).astype(np.float32)  # PPO's raw form
+    _, rewards, _, infos = env.step(actions)
+    direct = sekai.make_vec("Portfolio-v0", 4, **kwargs)  # the same markets, stepped by hand
+    direct.reset(seed=[0, 1, 2, 3])  # SB3's seed(0) seeds sub-env i with i
+    result = direct.step(vec.action_space.from_box(actions))
+    np.testing.assert_array_equal(rewards, result.rewards.astype(np.float32))
+    assert [info["wealth"] for info in infos] == [info["wealth"] for info in result.infos]
+    raw = to_sb3(sekai.make_vec("Portfolio-v0", 4), box_actions=False)
+    assert raw.action_space.shape == (6,) and (raw.action_space.low == 0).all()
+    with pytest.raises(ValueError, match="not valid portfolio weights"):
+        raw.reset()
+        raw.step(actions)
 
-    def action(self, actions: np.ndarray) -> np.ndarray:
-        scores = np.exp(np.asarray(actions, dtype=np.float64))
-        return scores / scores.sum(axis=1, keepdims=True)
+
+def test_a_space_without_box_reaches_sb3_unchanged():
+    env = to_sb3(_vec("native"))
+    assert env.action_space == sekai.compat.to_gymnasium_space(env.vec.action_space)
 
 
 @pytest.mark.needs("sekai-finance")
@@ -143,12 +162,29 @@ def test_ppo_trains_on_the_native_portfolio_env():
 
     vec = sekai.make_vec("Portfolio-v0", 16)
     assert isinstance(vec, sekai.NativeVecEnv)
-    env = to_sb3(_SoftmaxWeights(vec))
+    env = to_sb3(vec)  # no wrapper: the bridge maps PPO's Gaussian actions to weights
     model = PPO("MlpPolicy", env, n_steps=128, batch_size=256, n_epochs=2, seed=0, device="cpu")
     model.learn(4096)
     assert model.num_timesteps == 4096
     mean, _ = evaluate_policy(model, env, n_eval_episodes=16)
     assert np.isfinite(mean)
+    env.close()
+
+
+@pytest.mark.slow
+@pytest.mark.needs("sekai-finance")
+def test_ppo_trains_20k_steps_on_native_portfolio_v0_with_no_user_code():
+    """The README's promise: ``to_sb3(make_vec("Portfolio-v0", 64))`` straight into PPO."""
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    env = VecMonitor(to_sb3(sekai.make_vec("Portfolio-v0", 64)))
+    model = PPO("MlpPolicy", env, n_steps=64, batch_size=512, seed=0, device="cpu")
+    model.learn(20_000)
+    assert model.num_timesteps >= 20_000
+    assert len(model.ep_info_buffer) >= 64  # whole 252-step episodes ended, every action valid
+    assert all(np.isfinite(info["r"]) for info in model.ep_info_buffer)
+    assert np.isfinite(model.logger.name_to_value["train/loss"])
     env.close()
 
 

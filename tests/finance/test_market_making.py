@@ -16,11 +16,49 @@ from sekai.finance.market_making import MarketMakingModel, fill_probability
 
 
 # -- the model -----------------------------------------------------------------------------------
-def test_fill_probability_is_a_poisson_arrival_decaying_with_depth():
-    depth = np.array([0.0, 1.0, 2.0])
+def test_fill_probability_is_the_papers_intensity_times_dt_by_default():
+    depth = np.array([-1.0, 0.0, 1.0, 2.0])
     p = fill_probability(depth, 140.0, 1.5, 0.005)
+    np.testing.assert_allclose(p[1:], 140.0 * np.exp(-1.5 * depth[1:]) * 0.005, rtol=1e-15)
+    assert p[0] == 1.0  # 140 e^1.5 0.005 = 3.1 is capped: a probability
+    assert np.all(np.diff(p[1:]) < 0)
+
+
+def test_the_poisson_fill_model_is_one_arrival_or_more_within_the_step():
+    depth = np.array([0.0, 1.0, 2.0])
+    p = fill_probability(depth, 140.0, 1.5, 0.005, "poisson")
     np.testing.assert_allclose(p, 1 - np.exp(-140.0 * np.exp(-1.5 * depth) * 0.005))
-    assert np.all(np.diff(p) < 0)
+    assert p[0] == pytest.approx(0.7 * (1 - 0.28), abs=0.005)  # 28% fewer fills at the mid
+
+
+@pytest.mark.parametrize("fill_model", ["bernoulli", "poisson"])
+def test_the_env_fills_as_often_as_its_fill_model_says(fill_model):
+    """20,000 quotes at depth 0.5 on each side: the fill rate is the model's probability at the
+    depth from the moved mid, 0.5 -+ sigma sqrt(dt) Z, averaged over Z (2.3% above the
+    probability at 0.5 for "bernoulli"), within 4 standard errors; the two models' rates are
+    30 standard errors apart."""
+    env = MarketMakingEnv(fill_model=fill_model, max_inventory=10**6, episode_length=20_000)
+    env.reset(seed=1)
+    fills = np.array(
+        [
+            [step.info["bid_filled"], step.info["ask_filled"]]
+            for step in (env.step(np.array([0.5, 0.5], np.float32)) for _ in range(20_000))
+        ]
+    )
+    z, weights = np.polynomial.hermite_e.hermegauss(40)  # E[f(Z)], Z standard normal
+    moved = fill_probability(0.5 + 2.0 * np.sqrt(0.005) * z, 140.0, 1.5, 0.005, fill_model)
+    p = weights @ moved / np.sqrt(2 * np.pi)
+    standard_error = np.sqrt(p * (1 - p) / fills.size)
+    assert abs(fills.mean() - p) < 4 * standard_error
+
+
+def test_fill_model_must_be_one_the_env_knows():
+    with pytest.raises(ValueError, match=r"fill_model must be one of \('bernoulli', 'poisson'\)"):
+        MarketMakingEnv(fill_model="exponential")
+    env = MarketMakingEnv()
+    assert env.fill_model == "bernoulli"
+    env.fill_model = "poisson"  # may change between steps, like the other market parameters
+    assert env.fill_model == "poisson"
 
 
 @settings(max_examples=30, deadline=None)
@@ -51,6 +89,49 @@ def test_every_fill_conserves_cash_and_inventory_and_rewards_sum_to_the_pnl(dept
     assert total_reward + total_penalty == pytest.approx(env.equity, abs=1e-9)
 
 
+def _pushing_quotes(rng, n, steps, max_depth=5.0):
+    """Quotes that push the inventory to a cap and hold it there: in runs of 10 to 60 steps a
+    dealer bids at the mid and asks far away (buying), or the reverse, or quotes at random."""
+    actions = np.empty((steps, n, 2), np.float32)
+    t = 0
+    while t < steps:
+        run = int(rng.integers(10, 60))
+        kind = rng.integers(3, size=n)
+        near, far = np.zeros(n), np.full(n, max_depth)
+        bid = np.where(kind == 0, near, np.where(kind == 1, far, rng.uniform(0, 2, n)))
+        ask = np.where(kind == 0, far, np.where(kind == 1, near, rng.uniform(0, 2, n)))
+        actions[t : t + run] = np.stack([bid, ask], axis=1)
+        t += run
+    return actions
+
+
+def test_the_inventory_cap_is_hard_over_long_random_runs():
+    """No fill takes the inventory past the cap, long or short, though the quotes at the cap
+    stay at the mid (filled 70% of the time without the cap) for many steps."""
+    env = MarketMakingEnv(max_inventory=3, episode_length=5_000)
+    env.reset(seed=7)
+    actions = _pushing_quotes(np.random.default_rng(7), 1, 5_000)[:, 0]
+    positions = np.array([env.step(action).info["position"] for action in actions])
+    assert np.abs(positions).max() == 3
+    assert (positions == 3).sum() > 100 and (positions == -3).sum() > 100
+
+
+@pytest.mark.needs("sekai-vector")
+def test_the_native_inventory_cap_is_hard_over_long_random_runs():
+    vec = sekai.make_vec("MarketMaking-v0", 64, max_inventory=4, autoreset=False)
+    actions = _pushing_quotes(np.random.default_rng(8), 64, 2_000)
+    at_cap = 0
+    for episode in range(10):
+        vec.reset(seed=episode)
+        for t in range(200):
+            step = vec.step(actions[episode * 200 + t])
+            positions = step.observations[:, 0]
+            assert np.abs(positions).max() <= 4
+            assert np.array_equal(vec.position, positions)
+            at_cap += int((np.abs(positions) == 4).sum())
+    assert at_cap > 1_000  # the cap was pressed often, on both sides by construction
+
+
 def test_without_fills_or_volatility_equity_does_not_move():
     env = MarketMakingEnv(sigma=0.0, arrival_rate=0.0)
     env.reset(seed=0)
@@ -77,10 +158,55 @@ def test_the_quotes_and_fills_of_a_step_do_not_depend_on_later_shocks():
         return seen
 
     original, changed = run(shocks), run(perturbed)
-    for t in range(15):  # the shock of step t moves the mid after step t's fills
+    for t in range(15):  # the shock of step t moves the mid before step t's fills are drawn
         for a, b in zip(original[t], changed[t], strict=True):
             np.testing.assert_array_equal(a, b)
     assert not np.array_equal(original[15][4], changed[15][4])
+
+
+def test_the_fills_are_drawn_against_the_mid_after_the_steps_move():
+    """The quotes stand around the opening mid; each fill's depth is measured from the mid
+    after the step's move, so a quote the price moved through is more likely hit (12 standard
+    moves through a quote make it certain)."""
+    model = MarketMakingModel(MarketMakingEnv(), 6)
+    model.reset(np.arange(6), [None] * 6, np.random.default_rng())
+    shocks = np.array([-12.0, -1.0, 0.0, 0.5, 1.0, 12.0])
+    uniforms = np.random.default_rng(3).random((6, 2)) * 0.999
+    step = model.advance(np.full((6, 2), 0.5), uniforms, shocks)
+    move = 2.0 * np.sqrt(0.005) * shocks
+    np.testing.assert_array_equal(step.bid, np.full(6, 99.5))
+    np.testing.assert_array_equal(step.ask, np.full(6, 100.5))
+    np.testing.assert_array_equal(model.price, 100.0 + move)
+    bid_probability = fill_probability(0.5 + move, 140.0, 1.5, 0.005)
+    ask_probability = fill_probability(0.5 - move, 140.0, 1.5, 0.005)
+    np.testing.assert_array_equal(step.bid_filled, uniforms[:, 0] < bid_probability)
+    np.testing.assert_array_equal(step.ask_filled, uniforms[:, 1] < ask_probability)
+    assert step.bid_filled[-1] == False and step.ask_filled[-1] == True  # noqa: E712
+    assert step.bid_filled[0] == True and step.ask_filled[0] == False  # noqa: E712
+    assert np.all(np.diff(bid_probability) < 0) and np.all(np.diff(ask_probability) > 0)
+
+
+def test_the_observation_before_a_step_does_not_depend_on_its_move():
+    """The dealer quotes before the move: what it observes (inventory, time left) before step t
+    is the same whatever the shock of step t."""
+    rng = np.random.default_rng(1)
+    uniforms, shocks = rng.random((20, 5, 2)), rng.standard_normal((20, 5))
+
+    def observations(moves):
+        model = MarketMakingModel(MarketMakingEnv(), 5)
+        model.reset(np.arange(5), [None] * 5, np.random.default_rng())
+        seen = []
+        for t in range(20):
+            seen.append(model.observe())
+            model.advance(np.full((5, 2), 0.3), uniforms[t], moves[t])
+        return seen
+
+    perturbed = shocks.copy()
+    perturbed[10] *= -50.0
+    original, changed = observations(shocks), observations(perturbed)
+    for t in range(11):
+        np.testing.assert_array_equal(original[t], changed[t])
+    assert not np.array_equal(original[11], changed[11])
 
 
 # -- single and native agree ---------------------------------------------------------------------
@@ -97,6 +223,15 @@ def test_avellaneda_stoikov_quotes_the_reservation_price_and_spread():
     bid, ask = mid - depths[:, 0], mid + depths[:, 1]
     np.testing.assert_allclose((bid + ask) / 2, reservation, rtol=1e-6)
     np.testing.assert_allclose(ask - bid, spread, rtol=1e-5)
+
+
+def test_the_symmetric_strategy_quotes_the_same_spread_around_the_mid():
+    observations = np.array([[-1.0, 0.8], [0.0, 0.5], [2.0, 0.2]])
+    skewed = AvellanedaStoikov(0.1, 2.0, 1.5, max_depth=50.0)(observations)
+    symmetric = AvellanedaStoikov(0.1, 2.0, 1.5, max_depth=50.0, symmetric=True)(observations)
+    np.testing.assert_allclose(symmetric.sum(axis=1), skewed.sum(axis=1), rtol=1e-6)
+    assert np.array_equal(symmetric[:, 0], symmetric[:, 1])
+    assert not np.array_equal(skewed[:, 0], skewed[:, 1])
 
 
 def test_avellaneda_stoikov_depths_are_clipped_to_the_action_space():

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sekai
 from sekai.envs.finance.portfolio import PortfolioEnv
 from sekai.finance.accounting import Account
 from sekai.finance.costs import SquareRootImpact
@@ -226,7 +227,9 @@ def test_nothing_observed_at_or_before_t_depends_on_prices_after_t(two_assets):
 def test_with_shorts_and_leverage_the_accounting_still_holds():
     from sekai.env_checker import check_env
 
-    env = PortfolioEnv(allow_short=True, max_leverage=2.0, episode_length=100)
+    env = PortfolioEnv(
+        allow_short=True, max_leverage=2.0, episode_length=100, borrow_rate=0.05, cash_rate=0.03
+    )
     check_env(env)
     env.action_space.seed(1)
     env.reset(seed=1)
@@ -240,3 +243,46 @@ def test_with_shorts_and_leverage_the_accounting_still_holds():
     with pytest.raises(ValueError, match=r"max_leverage=2\.0"):
         env.reset(seed=0)
         env.step(np.array([1.5, -1.0, 0.0, 0.0, 0.0, 0.5]))
+
+
+# -- from_box: what a Gaussian policy outputs, as weights ----------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(-3.0, 3.0), min_size=4, max_size=4),
+    st.sampled_from([None, 1.0, 2.5]),
+)
+def test_every_point_of_the_box_maps_to_valid_weights(raw, leverage):
+    space = PortfolioWeights(3, leverage)
+    weights = space.from_box(np.array([raw, raw[::-1]]))
+    assert weights.shape == (2, 4)
+    check_weights(weights, 3, leverage)  # raises for anything invalid
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("leverage", [None, 2.0])
+def test_every_valid_weight_vector_is_reached_from_the_box(leverage):
+    space = PortfolioWeights(4, leverage, seed=0)
+    for _ in range(50):
+        weights = space.sample().astype(np.float64)
+        weights[-1] = 1.0 - weights[:-1].sum()
+        if leverage is None:
+            point = 2.0 * weights / weights.max() - 1.0
+        else:
+            assets = weights[:-1]
+            point = np.append(
+                assets / np.abs(assets).max(), np.abs(assets).sum() / leverage * 2 - 1
+            )
+        assert np.abs(point).max() <= 1.0 + 1e-12
+        np.testing.assert_allclose(space.from_box(point), weights, atol=1e-12)
+
+
+def test_the_box_s_corners_are_all_cash_and_all_in_one_asset():
+    space = PortfolioWeights(2)
+    assert space.from_box([-1.0, -1.0, -1.0]).tolist() == [0.0, 0.0, 1.0]
+    assert space.from_box([1.0, -1.0, -1.0]).tolist() == [1.0, 0.0, 0.0]
+    short = PortfolioWeights(2, max_leverage=2.0)
+    assert short.from_box([-1.0, 0.0, 1.0]).tolist() == [-2.0, 0.0, 3.0]  # all of L, short
+    assert short.from_box([0.5, 0.5, -1.0]).tolist() == [0.0, 0.0, 1.0]  # no exposure used
+    assert space.box == sekai.Box(-1.0, 1.0, (3,), dtype=np.float32)
+    with pytest.raises(ValueError, match=r"expected actions of 3 values .* got shape \(4,\)"):
+        space.from_box(np.zeros(4))

@@ -31,7 +31,14 @@ def _run(env, actions, start):
 
 
 def test_rewards_sum_to_the_log_change_of_equity_net_of_costs(googl):
-    env = TradingEnv(googl.close, episode_length=300, allow_short=True, transaction_cost=0.002)
+    env = TradingEnv(
+        googl.close,
+        episode_length=300,
+        allow_short=True,
+        transaction_cost=0.002,
+        borrow_rate=0.05,
+        cash_rate=0.03,
+    )
     actions = np.random.default_rng(1).integers(-1, 2, size=300)
     _, rewards, infos = _run(env, actions, start=100)
     assert len(rewards) == 300 and infos[-1]["timestamp"] == 400
@@ -268,7 +275,13 @@ def _fixed_fee(traded_value):
     ],
 )
 def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(googl, cost_model):
-    kwargs = {"prices": googl.close, "episode_length": 150, "allow_short": True}
+    kwargs = {
+        "prices": googl.close,
+        "episode_length": 150,
+        "allow_short": True,
+        "borrow_rate": 0.04,
+        "cash_rate": 0.01,
+    }
     fast, array = (TradingEnv(cost_model=cost_model, **kwargs) for _ in range(2))
     array._model = array._make_model(1)  # the array model with num_envs=1
     actions = np.random.default_rng(4).integers(-1, 2, size=400)

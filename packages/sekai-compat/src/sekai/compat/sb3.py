@@ -4,6 +4,12 @@ SB3 resets a finished sub-env inside the step that ended it, which is sekai's ``
 the bridge only renames ``final_observation`` to ``terminal_observation`` and adds
 ``TimeLimit.truncated``. Infos stay lazy, so a native env pays for the info dicts SB3 reads, not
 for one dict per sub-env per step.
+
+An action space whose members a Gaussian policy cannot output directly (Portfolio-v0's
+``PortfolioWeights``, which must sum to one) says so by having a ``box`` (the space the policy
+acts in) and a ``from_box(actions)`` method (its points to the env's actions): the bridge then
+shows SB3 the ``box`` and maps every batch of actions through ``from_box``, so PPO trains on
+such an env with no wrapper of the user's own.
 """
 
 from __future__ import annotations
@@ -25,12 +31,14 @@ __all__ = ["to_sb3"]
 Indices = int | Iterable[int] | None
 
 
-def to_sb3(vec: VecEnv) -> SB3VecEnv:
+def to_sb3(vec: VecEnv, *, box_actions: bool = True) -> SB3VecEnv:
     """An SB3 ``VecEnv`` driving the sekai ``vec`` (any backend, native included).
 
     ``vec`` must reset finished sub-envs in the same step (``autoreset=True``, the default), as
     SB3's own vector envs do. Seeds (``seed()``) and options (``set_options()``) apply to the next
-    ``reset()``, as in SB3.
+    ``reset()``, as in SB3. With ``box_actions`` (the default) an action space that has a
+    ``box`` and ``from_box`` (see the module docstring) is shown to SB3 as its ``box``, and
+    actions are mapped through ``from_box``; ``box_actions=False`` shows the space as it is.
     """
     if not isinstance(vec, VecEnv):
         raise TypeError(f"to_sb3 needs a sekai VecEnv, got {type(vec).__name__}")
@@ -39,19 +47,24 @@ def to_sb3(vec: VecEnv) -> SB3VecEnv:
             "to_sb3 needs a vector env made with autoreset=True (SB3 resets a finished sub-env "
             f"in the same step), got autoreset={vec.autoreset!r}"
         )
-    return _SB3VecEnv(vec)
+    return _SB3VecEnv(vec, box_actions)
 
 
 class _SB3VecEnv(SB3VecEnv):
     """A sekai vector env seen through SB3's VecEnv API."""
 
-    def __init__(self, vec: VecEnv) -> None:
+    def __init__(self, vec: VecEnv, box_actions: bool) -> None:
         self.vec = vec
         self._actions: Any = None
+        action_space: Any = vec.action_space
+        box = getattr(action_space, "box", None) if box_actions else None
+        self._from_box = getattr(action_space, "from_box", None) if box is not None else None
+        if self._from_box is not None:
+            action_space = box
         super().__init__(
             vec.num_envs,
             to_gymnasium_space(vec.observation_space),
-            to_gymnasium_space(vec.action_space),
+            to_gymnasium_space(action_space),
         )
 
     def reset(self) -> Any:
@@ -64,7 +77,7 @@ class _SB3VecEnv(SB3VecEnv):
         return observations
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
+        self._actions = actions if self._from_box is None else self._from_box(actions)
 
     def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, Sequence[dict[str, Any]]]:
         observations, rewards, terminated, truncated, infos = self.vec.step(self._actions)

@@ -4,15 +4,21 @@ An account holds ``cash`` (N,) and ``shares`` (N, A). Trading to target weights 
 sized on equity *net of the trade's own cost*, so a fully invested long-only account never
 borrows to pay its costs (the FinRL #481 bug); every fill conserves value: cash changes by
 exactly minus the traded value minus the cost.
+
+Financing accrues once a period, after the period's trade and before its price move, on what
+the account holds over the period (valued at the trade prices): ``cash_rate`` per period on
+cash (earned when positive, paid when borrowed) less ``borrow_rate`` per period on the value of
+short positions. It changes cash by exactly the amount ``financing`` returns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-__all__ = ["RUIN", "Account", "check_costs", "settle", "size_one"]
+__all__ = ["RUIN", "Account", "check_costs", "financing", "settle", "size_one"]
 
 RUIN = 1e-9
 """Equity at or below this (starting equity is 1.0) ends the episode: the account is ruined."""
@@ -36,6 +42,14 @@ class Account:
     def equity(self, prices: np.ndarray) -> np.ndarray:
         """Cash plus holdings marked at ``prices`` (N, A)."""
         return self.cash + (self.shares * prices).sum(axis=1)
+
+    def accrue(self, prices: np.ndarray, cash_rate: float, borrow_rate: float) -> np.ndarray:
+        """Credit a period's ``financing`` (rates per period) to cash, on the holdings valued
+        at ``prices`` (N, A); returns it, shape (N,)."""
+        short_value = np.maximum(-(self.shares * prices), 0.0).sum(axis=1)
+        amount: np.ndarray = financing(self.cash, short_value, cash_rate, borrow_rate)
+        self.cash += amount
+        return amount
 
     def trade_to(
         self,
@@ -87,6 +101,14 @@ class Account:
         shares = target / prices
         self.shares = shares if keep is None else np.where(keep[:, None], self.shares, shares)
         return cost, traded.sum(axis=1)
+
+
+def financing(cash: Any, short_value: Any, cash_rate: float, borrow_rate: float) -> Any:
+    """A period's financing, credited to cash: interest ``cash_rate`` on ``cash`` (negative when
+    cash is borrowed) less the fee ``borrow_rate`` on ``short_value``, the value of the short
+    positions; rates per period. Floats or arrays, by the same operations (the single envs'
+    fast path and the array models agree exactly)."""
+    return cash * cash_rate - borrow_rate * short_value
 
 
 def settle(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -85,12 +85,18 @@ class AvellanedaStoikov:
     With inventory ``q`` and time remaining ``T - t`` the dealer quotes around the reservation
     price ``r = S - q * gamma * sigma**2 * (T - t)`` with the total spread
     ``gamma * sigma**2 * (T - t) + (2 / gamma) * log(1 + gamma / k)``, ``gamma`` being the
-    dealer's risk aversion (per price unit) and ``k`` the market's depth decay. The depths are
-    clipped to the action space ``[0, max_depth]``.
+    dealer's risk aversion (per price unit) and ``k`` the market's depth decay. With
+    ``symmetric=True`` it is the paper's benchmark instead: the same spread centred on the mid,
+    whatever the inventory. The depths are clipped to the action space ``[0, max_depth]``.
     """
 
     def __init__(
-        self, risk_aversion: float, sigma: float, depth_decay: float, max_depth: float
+        self,
+        risk_aversion: float,
+        sigma: float,
+        depth_decay: float,
+        max_depth: float,
+        symmetric: bool = False,
     ) -> None:
         if not risk_aversion > 0 or not math.isfinite(risk_aversion):
             raise ValueError(f"risk_aversion must be positive and finite, got {risk_aversion!r}")
@@ -98,12 +104,15 @@ class AvellanedaStoikov:
         self.sigma = sigma
         self.depth_decay = depth_decay
         self.max_depth = max_depth
+        self.symmetric = symmetric
 
     @classmethod
-    def for_env(cls, env: Any, risk_aversion: float = 0.1) -> AvellanedaStoikov:
+    def for_env(
+        cls, env: Any, risk_aversion: float = 0.1, symmetric: bool = False
+    ) -> AvellanedaStoikov:
         """The quotes for a MarketMaking-v0 env (or its native vector env)."""
         params = _template(env)
-        return cls(risk_aversion, params.sigma, params.depth_decay, params.max_depth)
+        return cls(risk_aversion, params.sigma, params.depth_decay, params.max_depth, symmetric)
 
     def __call__(self, observations: np.ndarray) -> np.ndarray:
         """Bid and ask depths, shape (N, 2), for observations ``[inventory, time_remaining]``."""
@@ -112,7 +121,7 @@ class AvellanedaStoikov:
         gamma = self.risk_aversion
         risk = gamma * self.sigma**2 * time_remaining
         half_spread = 0.5 * (risk + (2.0 / gamma) * math.log1p(gamma / self.depth_decay))
-        skew = inventory * risk  # mid minus reservation price
+        skew = 0.0 if self.symmetric else inventory * risk  # mid minus reservation price
         depths = np.stack([half_spread + skew, half_spread - skew], axis=1)
         return np.clip(depths, 0.0, self.max_depth).astype(np.float32)
 

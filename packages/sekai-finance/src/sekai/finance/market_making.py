@@ -3,19 +3,30 @@
 Avellaneda, M. and Stoikov, S. (2008), "High-frequency trading in a limit order book",
 Quantitative Finance 8(3), 217-224. The mid-price follows an arithmetic Brownian motion,
 ``dS = sigma dW``. A dealer quotes a bid at ``S - bid_depth`` and an ask at ``S + ask_depth``;
-market orders reach each side as a Poisson process of intensity ``A exp(-k depth)``, so over a
-step of length ``dt`` a quote is filled (one unit) with probability
-``1 - exp(-A exp(-k depth) dt)``. The dealer is not filled on the bid at ``+max_inventory`` nor
-on the ask at ``-max_inventory``.
+market orders reach each side with intensity ``A exp(-k depth)``, so, as in the paper's
+simulations, over a step of length ``dt`` a quote is filled (one unit) with probability
+``A exp(-k depth) dt`` (capped at 1): one Bernoulli draw per side per step
+(``fill_model="bernoulli"``). ``fill_model="poisson"`` uses ``1 - exp(-A exp(-k depth) dt)``
+instead, the chance of at least one arrival of the Poisson process within the step, which stays
+a probability however long the step. The inventory cap is the env's addition, not the paper's:
+a fill that would take the inventory past ``max_inventory`` (long or short) does not happen, so
+``|inventory| <= max_inventory`` always.
 
-Within a step the quotes are set around the current mid, the fills are drawn, then the mid
-moves: a step's fills never depend on its own price move. The step's PnL is the change in the
-dealer's equity ``cash + inventory * mid`` (0 at the start); the reward is that PnL less
-Cartea and Jaimungal's running inventory penalty ``phi * inventory**2 * dt`` (Cartea, Jaimungal
-and Penalva (2015), "Algorithmic and High-Frequency Trading", ch. 10), zero with ``phi = 0``.
-An episode ends (terminated) after ``episode_length`` steps; the inventory left is valued at the
-mid. The episode figures treat ``capital = start_price * max_inventory``, the value of a full
-inventory, as the dealer's capital: ``episode_return`` is the episode's PnL over it.
+Within a step the quotes are set around the mid at its start (the dealer sees nothing of the
+step's move), the mid moves, and each quote's fill is drawn with its depth measured from the mid
+at the step's end, which is negative for a quote the price moved through. The orders of a step
+arrive while the price moves, so a quote is more likely hit when the price moved through it and
+less when it moved away: that adverse selection is the paper's (its Table 1 is reproduced;
+drawn against the opening mid instead, the fills ignore it and the dealer earns about 2 more
+than the paper's 62.94 at gamma 0.1).
+
+The step's PnL is the change in the dealer's equity ``cash + inventory * mid`` (0 at the
+start); the reward is that PnL less Cartea and Jaimungal's running inventory penalty
+``phi * inventory**2 * dt`` (Cartea, Jaimungal and Penalva (2015), "Algorithmic and
+High-Frequency Trading", ch. 10), zero with ``phi = 0``. An episode ends (terminated) after
+``episode_length`` steps; the inventory left is valued at the mid. The episode figures treat
+``capital = start_price * max_inventory``, the value of a full inventory, as the dealer's
+capital: ``episode_return`` is the episode's PnL over it.
 """
 
 from __future__ import annotations
@@ -28,15 +39,33 @@ from sekai.finance._actions import check_box_actions
 from sekai.finance.accounting import RUIN
 from sekai.finance.metrics import EpisodeMetrics
 
-__all__ = ["MarketMakingModel", "MarketMakingStep", "fill_probability"]
+__all__ = ["FILL_MODELS", "MarketMakingModel", "MarketMakingStep", "fill_probability"]
+
+
+FILL_MODELS = ("bernoulli", "poisson")
+"""The fill models: ``"bernoulli"``, the paper's (intensity times ``dt``, at most 1), and
+``"poisson"``, the chance of at least one arrival of the Poisson process within ``dt``."""
 
 
 def fill_probability(
-    depth: np.ndarray, arrival_rate: float, depth_decay: float, dt: float
+    depth: np.ndarray,
+    arrival_rate: float,
+    depth_decay: float,
+    dt: float,
+    fill_model: str = "bernoulli",
 ) -> np.ndarray:
-    """Chance that a quote ``depth`` away from the mid is hit within ``dt``: at least one
-    arrival of a Poisson process of intensity ``arrival_rate * exp(-depth_decay * depth)``."""
-    return -np.expm1(-arrival_rate * np.exp(-depth_decay * depth) * dt)
+    """Chance that a quote ``depth`` away from the mid is hit within a step of ``dt``, market
+    orders arriving with intensity ``arrival_rate * exp(-depth_decay * depth)``.
+
+    ``"bernoulli"`` (Avellaneda and Stoikov's simulation, and mbt_gym's): the intensity times
+    ``dt``, capped at 1. ``"poisson"``: ``1 - exp(-intensity * dt)``, at least one arrival
+    within the step, which is a probability for any ``dt``; it is smaller, by 28% at depth 0
+    with the defaults."""
+    # a depth below -700 / k is certain to fill: capping the exponent spares an overflow
+    rate = arrival_rate * np.exp(np.minimum(-depth_decay * depth, 700.0)) * dt
+    if fill_model == "poisson":
+        return -np.expm1(-rate)
+    return np.minimum(rate, 1.0)
 
 
 class MarketMakingStep(NamedTuple):
@@ -134,20 +163,26 @@ class MarketMakingModel:
     ) -> MarketMakingStep:
         """One step of every env with the given draws: ``depths`` (N, 2) bid and ask depths,
         ``uniforms`` (N, 2) for the bid and ask fills, ``shocks`` (N,) standard normals for
-        the mid. Fills trade one unit at the quoted price: cash and inventory change by
-        exactly the traded amounts."""
+        the mid. The quotes are set around the mid before the move; the fills are drawn with
+        the depths from the mid after it. Fills trade one unit at the quoted price: cash and
+        inventory change by exactly the traded amounts."""
         params = self.params
         equity_before = self.equity
         bid = self.price - depths[:, 0]
         ask = self.price + depths[:, 1]
+        self.price += params.sigma * np.sqrt(params.dt) * shocks
+        depths_after_move = np.stack([self.price - bid, ask - self.price], axis=1)
         hit = uniforms < fill_probability(
-            depths, params.arrival_rate, params.depth_decay, params.dt
+            depths_after_move,
+            params.arrival_rate,
+            params.depth_decay,
+            params.dt,
+            params.fill_model,
         )
         bid_filled = hit[:, 0] & (self.position < params.max_inventory)
         ask_filled = hit[:, 1] & (self.position > -params.max_inventory)
         self.cash += np.where(ask_filled, ask, 0.0) - np.where(bid_filled, bid, 0.0)
         self.position += bid_filled.astype(np.float64) - ask_filled
-        self.price += params.sigma * np.sqrt(params.dt) * shocks
         self.steps += 1
         equity = self.equity
         penalty = params.inventory_penalty * params.dt * self.position**2

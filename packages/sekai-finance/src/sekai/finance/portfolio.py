@@ -8,9 +8,14 @@ simulated step by step from the parameters ``mu`` and ``sigma`` (a year, per ass
 
 At decision bar ``t`` an env observes the last ``lookback`` log returns of every asset (ending at
 bar ``t``) and its current weights (drifted with the prices since its last trade), then chooses
-target weights (``PortfolioWeights``). The account trades to them at
-the bar's prices, sized on wealth net of the trade's cost; the reward is
-``log(wealth[t+1] / wealth[t])``, net of costs.
+target weights (``PortfolioWeights``). The account trades to them at the bar's closes
+(``execution="close"``, the default) or at the next bar's opens, which the env never observes
+before it trades (``execution="next_open"``, histories with opens only), sized on wealth marked
+at those prices net of the trade's cost. Then the period's financing accrues
+(``sekai.finance.accounting``): ``cash_rate`` on cash, which is negative when leverage borrows
+it (the margin used), and ``borrow_rate`` on the value of short positions, yearly rates over
+``periods_per_year``. The reward is ``log(wealth[t+1] / wealth[t])``, net of costs and
+financing.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ class PortfolioModel:
         self.returns: np.ndarray | None = params._returns
         self.rows = _window_rows(params)
         self.dates = info_dates(params)
+        self.opens: np.ndarray | None = params._opens if params.execution == "next_open" else None
         self.account = Account(num_envs, n_assets)
         self.metrics = EpisodeMetrics(num_envs)
         self.starts = EpisodeStarts(params, num_envs)
@@ -88,6 +94,7 @@ class PortfolioModel:
                 "wealth": self.wealth[indices],
                 "weights": self.weights[indices],
                 "cost": np.zeros(len(indices)),
+                "financing": np.zeros(len(indices)),
             },
         )
 
@@ -121,8 +128,17 @@ class PortfolioModel:
         n_assets = self.price.shape[1]
         max_leverage = params.max_leverage if params.allow_short else None
         targets = check_weights(actions, n_assets, max_leverage)
+        if self.opens is None:
+            prices, wealth = self.price, self.wealth
+        else:  # the next bar's opens, marked before the trade
+            prices = self.opens[self.timestamp + 1]
+            wealth = self.account.equity(prices)
         cost, traded = self.account.trade_to(
-            self.price, self.wealth, targets[:, :n_assets], params.cost_model
+            prices, wealth, targets[:, :n_assets], params.cost_model
+        )
+        per_year = params.periods_per_year
+        financing = self.account.accrue(
+            prices, params.cash_rate / per_year, params.borrow_rate / per_year
         )
         self.timestamp += 1
         if self.history is None:
@@ -149,6 +165,7 @@ class PortfolioModel:
                 "wealth": wealth.copy(),
                 "weights": weights.copy(),
                 "cost": cost,
+                "financing": financing,
             },
         )
         infos.update(self.metrics.final_infos(terminated | truncated, params.periods_per_year))

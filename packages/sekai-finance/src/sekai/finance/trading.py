@@ -2,10 +2,14 @@
 
 At decision bar ``t`` an env observes the last ``lookback`` log returns up to and including bar
 ``t`` (``log(p[t] / p[t-1])`` and earlier) and its position, then chooses a target position:
--1 (short), 0 (flat) or 1 (long) times its equity. A change of position trades at ``p[t]``,
-sized on equity net of the trade's cost; an unchanged position does not trade, so its exposure
-drifts with the price. The reward is ``log(equity[t+1] / equity[t])``: every step's cost and
-the marking of the holding at ``p[t+1]``, short positions included. An episode lasts
+-1 (short), 0 (flat) or 1 (long) times its equity. A change of position trades at ``p[t]``
+(``execution="close"``, the default) or at the next bar's open ``o[t+1]``, which the env never
+observes before it trades (``execution="next_open"``), sized on equity (marked at that price)
+net of the trade's cost; an unchanged position does not trade, so its exposure drifts with the
+price. Then the period's financing accrues (``sekai.finance.accounting``: ``cash_rate`` and
+``borrow_rate``, yearly rates, over ``periods_per_year``). The reward is
+``log(equity[t+1] / equity[t])``: every step's cost and financing and the marking of the holding
+at ``p[t+1]``, short positions included. An episode lasts
 ``episode_length`` steps (then truncated) unless equity falls to ruin (terminated).
 """
 
@@ -18,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import StepResult
-from sekai.finance.accounting import RUIN, Account, check_costs, settle, size_one
+from sekai.finance.accounting import RUIN, Account, check_costs, financing, settle, size_one
 from sekai.finance.costs import SCALAR_COST_MODELS
 from sekai.finance.history import EpisodeStarts, dated, info_dates
 from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
@@ -31,7 +35,8 @@ _ENDED = "the episode has ended (episode_length steps); call reset() before step
 class TradingModel:
     """State of ``num_envs`` Trading-v0 envs; reads its parameters from ``params`` every step
     (``prices``, ``lookback``, ``episode_length``, ``allow_short``, ``cost_model``, ``sampler``,
-    ``periods_per_year``). The history is shared, never copied: the state is O(num_envs)."""
+    ``periods_per_year``, ``borrow_rate``, ``cash_rate``; ``opens`` and ``execution`` once).
+    The history is shared, never copied: the state is O(num_envs)."""
 
     def __init__(self, params: Any, num_envs: int) -> None:
         self.params = params
@@ -39,6 +44,7 @@ class TradingModel:
         self.returns: np.ndarray = params._returns
         self.rows = _window_rows(params)
         self.dates = info_dates(params)
+        self.opens: np.ndarray | None = _fill_prices(params)
         self.account = Account(num_envs, 1)
         self.metrics = EpisodeMetrics(num_envs)
         self.starts = EpisodeStarts(params, num_envs)
@@ -73,6 +79,7 @@ class TradingModel:
                 "position": self.position[indices],
                 "equity": self.equity[indices],
                 "cost": np.zeros(len(indices)),
+                "financing": np.zeros(len(indices)),
             },
         )
 
@@ -99,13 +106,21 @@ class TradingModel:
         if (self.timestamp >= self.end).any():
             raise ValueError(_ENDED)
         target = self._check(actions, params.allow_short)
-        prices = self.price[:, None]
+        if self.opens is None:
+            prices, equity = self.price[:, None], self.equity
+        else:  # the next bar's open, marked before the trade
+            prices = self.opens[self.timestamp + 1][:, None]
+            equity = self.account.equity(prices)
         cost, traded = self.account.trade_to(
             prices,
-            self.equity,
+            equity,
             target[:, None].astype(np.float64),
             params.cost_model,
             keep=target == self.position,
+        )
+        per_year = params.periods_per_year
+        financing = self.account.accrue(
+            prices, params.cash_rate / per_year, params.borrow_rate / per_year
         )
         self.timestamp += 1
         self.price = self.history[self.timestamp]
@@ -123,6 +138,7 @@ class TradingModel:
                 "position": target.copy(),
                 "equity": equity.copy(),
                 "cost": cost,
+                "financing": financing,
             },
         )
         infos.update(self.metrics.final_infos(terminated | truncated, params.periods_per_year))
@@ -163,6 +179,7 @@ class TradingModelOne:
         self.returns32: np.ndarray = np.append(flat, 0.0).astype(np.float32)
         dates = info_dates(params)
         self.dates: list[Any] | None = None if dates is None else dates.tolist()
+        self.opens: np.ndarray | None = _fill_prices(params)
         self.lookback: int = params.lookback
         self.allow_short: bool = params.allow_short  # read-only parameters: read once
         self.low = -1 if self.allow_short else 0
@@ -191,8 +208,8 @@ class TradingModelOne:
         info: dict[str, Any] = {"timestamp": start}
         if self.dates is not None:
             info["date"] = self.dates[start]
-        info |= {"price": self.price, "position": 0, "equity": 1.0}
-        return {key: np.array([value]) for key, value in {**info, "cost": 0.0}.items()}
+        info |= {"price": self.price, "position": 0, "equity": 1.0, "cost": 0.0, "financing": 0.0}
+        return {key: np.array([value]) for key, value in info.items()}
 
     def observe(self) -> np.ndarray:
         return self._observation(self.timestamp, self.position)[None]
@@ -223,14 +240,25 @@ class TradingModelOne:
                 self._cost_of = functools.partial(_cost_of_one, cost_model)
         cost_of = self._cost_of
         equity, price = self.equity, self.price
+        if self.opens is None:
+            sized_on = equity
+        else:  # as TradingModel: the next bar's open, marked before the trade
+            price = self.opens.item(self.timestamp + 1)
+            sized_on = self.cash + self.shares * price
         holdings = self.shares * price
         if position != self.position:
-            target, cost, traded = size_one(equity, holdings, float(position), cost_of)
+            target, cost, traded = size_one(sized_on, holdings, float(position), cost_of)
             self.shares = target / price
         else:  # as TradingModel's kept rows: no trade, yet the cost model is asked
             target, traded = holdings, 0.0
             cost = cost_of(0.0)
         self.cash -= (target - holdings) + cost
+        per_year = params.periods_per_year
+        short_value = max(-(self.shares * price), 0.0)
+        interest = financing(
+            self.cash, short_value, params.cash_rate / per_year, params.borrow_rate / per_year
+        )
+        self.cash += interest
         timestamp = self.timestamp + 1
         price = self.history.item(timestamp)
         new_equity = self.cash + self.shares * price
@@ -245,23 +273,16 @@ class TradingModelOne:
             position,
         )
         truncated = timestamp >= self.end
-        if self.dates is None:
-            info = {
-                "timestamp": timestamp,
-                "price": price,
-                "position": position,
-                "equity": new_equity,
-                "cost": cost,
-            }
-        else:
-            info = {
-                "timestamp": timestamp,
-                "date": self.dates[timestamp],
-                "price": price,
-                "position": position,
-                "equity": new_equity,
-                "cost": cost,
-            }
+        info: dict[str, Any] = {"timestamp": timestamp}
+        if self.dates is not None:
+            info["date"] = self.dates[timestamp]
+        info |= {
+            "price": price,
+            "position": position,
+            "equity": new_equity,
+            "cost": cost,
+            "financing": interest,
+        }
         if terminated or truncated:
             info.update(self.metrics.summary(params.periods_per_year))
         lookback, width = self.lookback, self.width  # as _observation() builds it, inlined
@@ -316,3 +337,8 @@ def _check_one(action: Any, allow_short: bool) -> int:
         allowed = "-1 (short), 0 (flat) or 1 (long)" if allow_short else "0 (flat) or 1 (long)"
         raise ValueError(f"action {value!r} is not a position: allowed are {allowed}")
     return position
+
+
+def _fill_prices(params: Any) -> np.ndarray | None:
+    """The opens trades fill at with ``execution="next_open"``; None to fill at the close."""
+    return params._opens if params.execution == "next_open" else None

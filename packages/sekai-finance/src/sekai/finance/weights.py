@@ -6,6 +6,19 @@ Long-only (``max_leverage=None``) they are all non-negative: a point of the simp
 ``sum(|w_asset|)`` is at most ``L``; cash is then ``1 - sum(w_asset)``, negative when borrowing.
 ``sample()`` draws valid weights (Dirichlet(1) magnitudes), so random agents and ``check_env``
 work; ``batch_space`` of it is a batched ``PortfolioWeights`` whose samples are valid rows.
+
+A Gaussian policy (PPO's, SAC's) outputs unconstrained vectors, not weights. ``box`` is the
+space such a policy acts in, ``Box(-1, 1, (n_assets + 1,))``, the normalised action space
+Stable-Baselines3 recommends, and ``from_box`` maps each of its points onto valid weights, every
+valid weight vector being reached:
+
+- long-only: weights proportional to ``a + 1`` (an entry at -1 holds nothing; all at -1 is all
+  cash);
+- with ``max_leverage=L``: ``(a_cash + 1) / 2`` is the share of ``L`` used as gross exposure,
+  split between the assets in proportion to ``|a_asset|``, short where ``a_asset < 0``; cash is
+  the rest, ``1 - sum(w_asset)``.
+
+``sekai.compat.to_sb3`` shows SB3 ``box`` and applies ``from_box`` to every action.
 """
 
 from __future__ import annotations
@@ -45,6 +58,34 @@ class PortfolioWeights(Box):
             low = np.append(np.full(n_assets, -max_leverage), 1.0 - max_leverage)
             high = np.append(np.full(n_assets, max_leverage), 1.0 + max_leverage)
         super().__init__(np.broadcast_to(low, shape), np.broadcast_to(high, shape), seed=seed)
+
+    @property
+    def box(self) -> Box:
+        """The space a Gaussian policy acts in: ``Box(-1, 1)`` of this space's shape."""
+        return Box(-1.0, 1.0, self.shape, dtype=np.float32)
+
+    def from_box(self, actions: Any) -> NDArray[np.float64]:
+        """Valid weights, float64, from points of ``box`` (any leading axes; values outside
+        ``[-1, 1]`` are clipped to it, as SB3 does); see the module docstring."""
+        a = np.clip(np.asarray(actions, dtype=np.float64), -1.0, 1.0)
+        if a.shape[-1] != self.n_assets + 1:
+            raise ValueError(
+                f"expected actions of {self.n_assets + 1} values ({self.n_assets} assets and "
+                f"cash) on the last axis, got shape {a.shape}"
+            )
+        weights = np.zeros_like(a)
+        if self.max_leverage is None:
+            raised = a + 1.0
+            total = raised.sum(axis=-1, keepdims=True)
+            np.divide(raised, total, out=weights, where=total > 0.0)
+            weights[..., -1] = np.where(total[..., 0] > 0.0, weights[..., -1], 1.0)
+            return weights
+        assets = a[..., :-1]
+        gross = np.abs(assets).sum(axis=-1, keepdims=True)
+        used = self.max_leverage * (a[..., -1:] + 1.0) / 2.0
+        np.divide(assets * used, gross, out=weights[..., :-1], where=gross > 0.0)
+        weights[..., -1] = 1.0 - weights[..., :-1].sum(axis=-1)
+        return weights
 
     def sample(self, mask: Any = None) -> NDArray[Any]:
         if mask is not None:

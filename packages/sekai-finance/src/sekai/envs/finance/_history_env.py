@@ -17,14 +17,18 @@ from sekai.envs.finance._parameters import (
 from sekai.envs.finance._single import FinanceEnv
 from sekai.finance.costs import CostModel, resolve_costs
 from sekai.finance.data import infer_periods_per_year
+from sekai.finance.history import price_history
 from sekai.finance.samplers import EpisodeSampler, resolve_sampler
+
+EXECUTIONS = ("close", "next_open")
 
 
 class HistoryEnv(FinanceEnv):
     """Declares and checks ``prices``/``data``, ``features``, ``lookback``, ``episode_length``,
-    ``sampler``, ``transaction_cost``/``cost_model``, ``allow_short`` and
-    ``periods_per_year``; a subclass calls ``_set_shared_parameters`` first in its
-    ``__init__``, then ``_set_history`` with the prices (and dates, features) it read."""
+    ``sampler``, ``transaction_cost``/``cost_model``, ``allow_short``, ``periods_per_year`` and
+    the market terms; a subclass calls ``_set_shared_parameters`` first in its ``__init__``,
+    then ``_set_history`` with the prices (and dates, features) it read, then
+    ``_set_market_terms`` for the financing rates, the opens and the execution price."""
 
     parameters: ClassVar[tuple[str, ...]] = (
         "metadata",
@@ -38,7 +42,14 @@ class HistoryEnv(FinanceEnv):
         "cost_model",
         "allow_short",
         "periods_per_year",
+        "borrow_rate",
+        "cash_rate",
+        "opens",
+        "execution",
     )
+
+    _prices: np.ndarray | None
+    _opens: np.ndarray | None
 
     prices = ReadOnly("the price history is data every sub-env shares")
     data = ReadOnly("the history is data every sub-env shares")
@@ -49,6 +60,10 @@ class HistoryEnv(FinanceEnv):
     transaction_cost = ReadOnly("set cost_model (e.g. ProportionalCost(rate)) instead")
     cost_model = Parameter(check_cost_model)
     periods_per_year = Parameter(lambda value: check_float("periods_per_year", value, 1.0))
+    borrow_rate = Parameter(lambda value: check_float("borrow_rate", value, 0.0))
+    cash_rate = Parameter(lambda value: check_float("cash_rate", value))
+    opens = ReadOnly("the open prices are data every sub-env shares")
+    execution = ReadOnly("it fixes which prices the model reads")
 
     def _set_shared_parameters(
         self,
@@ -100,6 +115,34 @@ class HistoryEnv(FinanceEnv):
         if self._prices is not None or self._dates is not None:
             sampler = sampler.for_history(self._dates, length)
         self._sampler = sampler
+
+    def _set_market_terms(
+        self, borrow_rate: Any, cash_rate: Any, opens: Any, execution: Any
+    ) -> None:
+        """The yearly financing rates, and where trades fill: ``"close"``, the close of the
+        decision bar, or ``"next_open"``, the open of the bar after it (needs ``opens``, an
+        array shaped as ``_prices``)."""
+        self.borrow_rate = borrow_rate
+        self.cash_rate = cash_rate
+        if execution not in EXECUTIONS:
+            raise ValueError(f"execution must be one of {EXECUTIONS}, got {execution!r}")
+        self._execution = execution
+        prices = self._prices
+        self._opens = None
+        if opens is not None:
+            if prices is None:
+                raise ValueError("opens need a price history: pass prices= or data= with them")
+            checked = price_history(opens, ndim=prices.ndim, min_length=len(prices), name="opens")
+            if checked.shape != prices.shape:
+                raise ValueError(
+                    f"opens must have the shape of prices {prices.shape}, got {checked.shape}"
+                )
+            self._opens = checked
+        if execution == "next_open" and self._opens is None:
+            raise ValueError(
+                'execution="next_open" fills at the open of the next bar: it needs the opens '
+                "(an open column in data=, or opens= aligned with the closes)"
+            )
 
 
 def check_data_options(data: Any, prices: Any, **options: Any) -> None:

@@ -15,7 +15,7 @@ from sekai.envs.finance._parameters import (
 )
 from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import FinanceEnv, MarketModel
-from sekai.finance.market_making import MarketMakingModel
+from sekai.finance.market_making import FILL_MODELS, MarketMakingModel
 from sekai.spaces import Box
 
 
@@ -31,10 +31,15 @@ class MarketMakingEnv(FinanceEnv):
     - ``arrival_rate`` (140.0): ``A``, market orders per time unit reaching a quote at the mid;
     - ``depth_decay`` (1.5): ``k``, per price unit: a quote ``d`` away is reached
       ``exp(-k d)`` as often;
-    - ``max_inventory`` (20 units): the side that would exceed it is not filled;
+    - ``max_inventory`` (20 units): a fill that would take the inventory past it (long or
+      short) does not happen, so ``|inventory| <= max_inventory``; the env's addition, the
+      paper's inventory is unbounded;
     - ``inventory_penalty`` (0.0): ``phi``, per unit squared per time unit; 0 makes the reward
       the PnL, > 0 subtracts the Cartea-Jaimungal running penalty ``phi * inventory**2 * dt``;
     - ``max_depth`` (5.0 price units): the upper bound of the action space;
+    - ``fill_model`` (``"bernoulli"``): a quote fills with probability ``A exp(-k d) dt`` (the
+      paper's simulations), or with ``"poisson"`` ``1 - exp(-A exp(-k d) dt)``, ``d`` being its
+      depth from the mid after the step's move (the quotes are set before it);
     - ``render_mode``: None, ``"ansi"`` or ``"rgb_array"``.
 
     Action: float32 ``[bid_depth, ask_depth]`` in ``[0, max_depth]``, distances from the mid.
@@ -57,6 +62,7 @@ class MarketMakingEnv(FinanceEnv):
         "max_inventory",
         "inventory_penalty",
         "max_depth",
+        "fill_model",
     )
     picture = Picture(price="price", equity="equity", holding="position")
     state_attributes: ClassVar[tuple[str, ...]] = (
@@ -76,6 +82,7 @@ class MarketMakingEnv(FinanceEnv):
     arrival_rate = Parameter(lambda value: check_float("arrival_rate", value, 0.0))
     depth_decay = Parameter(lambda value: check_float("depth_decay", value, 0.0))
     inventory_penalty = Parameter(lambda value: check_float("inventory_penalty", value, 0.0))
+    fill_model = Parameter(lambda value: _check_fill_model(value))
 
     def __init__(
         self,
@@ -89,6 +96,7 @@ class MarketMakingEnv(FinanceEnv):
         max_inventory: int = 20,
         inventory_penalty: float = 0.0,
         max_depth: float = 5.0,
+        fill_model: str = "bernoulli",
         render_mode: str | None = None,
     ) -> None:
         self._dt = check_positive("dt", dt)
@@ -100,6 +108,7 @@ class MarketMakingEnv(FinanceEnv):
         self.arrival_rate = arrival_rate
         self.depth_decay = depth_decay
         self.inventory_penalty = inventory_penalty
+        self.fill_model = fill_model
         horizon = self._episode_length * self._dt
         self.observation_space = Box(
             np.array([-self._max_inventory, 0.0], np.float32),
@@ -111,3 +120,9 @@ class MarketMakingEnv(FinanceEnv):
 
     def _make_model(self, num_envs: int) -> MarketModel:
         return MarketMakingModel(self, num_envs)
+
+
+def _check_fill_model(value: object) -> str:
+    if value not in FILL_MODELS:
+        raise ValueError(f"fill_model must be one of {FILL_MODELS}, got {value!r}")
+    return value  # type: ignore[return-value]

@@ -47,16 +47,19 @@ class PortfolioEnv(HistoryEnv):
     - ``allow_short`` (default False) and ``max_leverage`` (default 1.0, only with shorts: the
       assets' gross exposure ``sum(|w|)`` may be up to ``max_leverage``);
     - ``periods_per_year`` (default: from the data's dates, else 252), ``render_mode`` (None,
-      ``"ansi"`` or ``"rgb_array"``).
+      ``"ansi"`` or ``"rgb_array"``);
+    - ``borrow_rate``, ``cash_rate``, ``opens`` and ``execution``: as Trading-v0 (cash is
+      negative, and pays ``cash_rate``, when leverage borrows it; ``"next_open"`` needs
+      ``opens``, a ``(T, n_assets)`` array aligned with the closes).
 
     Action: ``PortfolioWeights``, ``n_assets + 1`` weights (cash
     last) summing to 1. Observation: float32 ``(lookback * n_assets * (1 + n_features) +
     n_assets + 1,)``: for each of the last ``lookback`` bars (oldest first) the log returns of
     every asset, then (with features) every asset's features (asset-major); then the current
     weights. ``symbols``: the assets' names in column order (from ``data``, else None).
-    Reward: the log change of wealth, net of costs. Info: ``timestamp``, ``date``
-    (when the data has dates), ``wealth``, ``weights`` (after the step's price move), ``cost``;
-    at an episode's end also the episode figures of ``sekai.finance.metrics``.
+    Reward: the log change of wealth, net of costs and financing. Info: ``timestamp``, ``date``
+    (when the data has dates), ``wealth``, ``weights`` (after the step's price move), ``cost``,
+    ``financing``; at an episode's end also the episode figures of ``sekai.finance.metrics``.
     """
 
     parameters: ClassVar[tuple[str, ...]] = (
@@ -99,6 +102,10 @@ class PortfolioEnv(HistoryEnv):
         allow_short: bool = False,
         max_leverage: float = 1.0,
         periods_per_year: float | None = None,
+        borrow_rate: float = 0.0,
+        cash_rate: float = 0.0,
+        opens: Any = None,
+        execution: str = "close",
         render_mode: str | None = None,
     ) -> None:
         self._set_shared_parameters(
@@ -144,6 +151,7 @@ class PortfolioEnv(HistoryEnv):
                 f"max_leverage={max_leverage!r} bounds the gross exposure of long and short "
                 "weights, so it needs allow_short=True; long-only weights are never levered"
             )
+        self._set_market_terms(borrow_rate, cash_rate, opens, execution)
         self.mu = mu
         self.sigma = sigma
         self.correlation = correlation

@@ -42,8 +42,14 @@ class TradingEnv(HistoryEnv):
       (any cost model of ``sekai.finance.costs``), not both;
     - ``allow_short`` (default False): actions ``Discrete(3, start=-1)`` (short, flat, long)
       instead of ``Discrete(2)`` (flat, long);
-    - ``periods_per_year``: annualises the episode's Sharpe ratio (default: inferred from the
-      data's dates, see ``sekai.finance.data.infer_periods_per_year``, else 252);
+    - ``periods_per_year``: annualises the episode's Sharpe ratio and turns the yearly rates
+      below into per-period ones (default: inferred from the data's dates, see
+      ``sekai.finance.data.infer_periods_per_year``, else 252);
+    - ``borrow_rate`` and ``cash_rate`` (yearly, default 0): financing charged every period on
+      the value of short positions, and earned (paid) on positive (negative) cash;
+    - ``execution`` (``"close"``, default, or ``"next_open"``): trades fill at the decision
+      bar's close, or at the next bar's open, read from ``data``'s open column or from ``opens``
+      (an array aligned with ``prices``);
     - ``render_mode``: None, ``"ansi"`` or ``"rgb_array"``.
 
     Observation: float32 ``(lookback * (1 + n_features) + 1,)``: for each of the last
@@ -51,7 +57,8 @@ class TradingEnv(HistoryEnv):
     features, then the current position. Without features: the ``lookback`` log returns and the
     position. Reward: the log change of equity over the step, net of costs. Info: ``timestamp``
     (index of the decision bar), ``date`` (a ``datetime.datetime``, when the data has dates),
-    ``price``, ``position``, ``equity``, ``cost`` (of this step's trade); at an episode's end
+    ``price``, ``position``, ``equity``, ``cost`` (of this step's trade), ``financing``
+    (credited to cash this period, negative when paid); at an episode's end
     also ``episode_return``, ``sharpe``, ``max_drawdown``, ``turnover``.
     """
 
@@ -73,6 +80,10 @@ class TradingEnv(HistoryEnv):
         cost_model: CostModel | None = None,
         allow_short: bool = False,
         periods_per_year: float | None = None,
+        borrow_rate: float = 0.0,
+        cash_rate: float = 0.0,
+        opens: Any = None,
+        execution: str = "close",
         render_mode: str | None = None,
     ) -> None:
         self._set_shared_parameters(
@@ -86,7 +97,10 @@ class TradingEnv(HistoryEnv):
             bars = read_bars(
                 data, price_column=price_column or "close", features=features, fill=fill
             )
+            if opens is not None:
+                raise ValueError("opens= goes with prices=; data= brings its own open column")
             prices, dates, names = bars.close, bars.dates, tuple(bars.features)
+            opens = bars.open
             if names:
                 values = np.column_stack([bars.features[name] for name in names])
         history = (
@@ -101,6 +115,7 @@ class TradingEnv(HistoryEnv):
             )
         self._returns = _returns_of(history)
         self._set_history(data, history, dates, values, names, sampler, periods_per_year)
+        self._set_market_terms(borrow_rate, cash_rate, opens, execution)
         size = self._lookback * (1 + len(names)) + 1
         self.observation_space = Box(-np.inf, np.inf, shape=(size,))
         self.action_space = Discrete(3, start=-1) if self._allow_short else Discrete(2)
