@@ -9,6 +9,7 @@ whatever the number of sub-envs. Needs the ``ray`` extra (``pip install sekai-ve
 from __future__ import annotations
 
 import logging
+import os
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -50,8 +51,9 @@ class RayVecEnv(VecEnv):
     ``PlacementGroupSchedulingStrategy``).
 
     Ray itself is the user's: if this process has called ``ray.init`` its runtime is used;
-    otherwise RayVecEnv connects to the cluster at ``address`` (or a running local one), and
-    starts a local Ray only when none is running; the ``sekai.vector.ray`` logger says which.
+    otherwise RayVecEnv connects to the cluster at ``address`` (or at ``RAY_ADDRESS``), and
+    without either starts a local Ray of its own: it never joins a cluster running on the host
+    unasked. The ``sekai.vector.ray`` logger says which.
 
     A slice built by ``make_vec`` for an env with a native version (same kwargs, no wrappers)
     runs as one native env; it is seeded as that native env is, from its sub-envs' seeds.
@@ -427,24 +429,19 @@ def _native_slice(env_fns: list[Any], autoreset: AutoresetMode) -> VecEnv | None
 
 
 def _connect(address: str | None) -> None:
-    """Join the user's Ray: this process's runtime, the cluster at ``address`` or a running
-    local one; start a local Ray only when none runs. Logs which it did."""
+    """Join the user's Ray: this process's runtime, or the cluster at ``address`` (else at
+    ``RAY_ADDRESS``); otherwise start a local Ray of this process's own, never joining a cluster
+    that happens to run on the host (another user's, on a shared machine). Logs which it did."""
     if ray.is_initialized():
         _log.info("RayVecEnv uses the Ray runtime this process has joined")
         return
+    address = address or os.environ.get("RAY_ADDRESS") or None
     if address is not None:
         ray.init(address=address)
         _log.info("RayVecEnv connected to the Ray cluster at %s", address)
         return
-    try:
-        ray.init(address="auto")
-        _log.info(
-            "RayVecEnv connected to the running Ray cluster at %s",
-            ray.get_runtime_context().gcs_address,
-        )
-    except ConnectionError:
-        ray.init(include_dashboard=False)
-        _log.info("RayVecEnv found no running Ray cluster and started a local one")
+    ray.init(address="local", include_dashboard=False)
+    _log.info("RayVecEnv started a local Ray (no address= given and RAY_ADDRESS is not set)")
 
 
 def _num_workers(num_workers: int | None, num_envs: int, num_cpus: float) -> int:
