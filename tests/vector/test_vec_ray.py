@@ -195,3 +195,41 @@ def test_without_an_address_a_new_local_ray_is_started_not_the_running_one(tmp_p
     assert done.returncode == 0, done.stderr
     running = ray.get_runtime_context().gcs_address  # the tests' own local Ray
     assert done.stdout.split()[-1] != running
+
+
+# -- one slice server: the same commands get the same replies from ProcVecEnv and RayVecEnv -----
+def test_proc_and_ray_reply_alike_to_the_same_commands():
+    from slice_runs import command_sequence
+
+    from sekai.vector.proc import ProcVecEnv
+
+    with ProcVecEnv(_cartpoles(5), num_workers=2) as proc, _ray_vec(_cartpoles(5)) as ray_vec:
+        assert command_sequence(proc) == command_sequence(ray_vec)
+
+
+@pytest.mark.needs("sekai-finance")
+def test_proc_and_ray_native_slices_reply_alike_to_the_same_commands():
+    from slice_runs import command_sequence
+
+    def make(mode, **vector_kwargs):
+        return sekai.make_vec(
+            "Portfolio-v0",
+            8,
+            vectorization_mode=mode,
+            vector_kwargs={"num_workers": 2, **vector_kwargs},
+        )
+
+    with make("proc") as proc, make("ray", num_cpus=0.5) as ray_vec:
+        assert proc.get_attr("num_envs") == ray_vec.get_attr("num_envs") == [4] * 8  # native
+        assert command_sequence(proc) == command_sequence(ray_vec)
+
+
+def test_a_traceback_from_a_notebook_cell_shows_the_raising_line():
+    from slice_runs import CELL, RAISING_LINE, cell_env_class
+
+    with _ray_vec([cell_env_class()] * 2) as vec:
+        vec.reset(seed=0)
+        with pytest.raises(VecEnvWorkerError) as caught:
+            vec.step([0, 0])
+    assert f'File "{CELL}", line 14, in step' in caught.value.remote_traceback
+    assert RAISING_LINE in caught.value.remote_traceback
