@@ -56,14 +56,19 @@ def command_sequence(vec) -> list[Any]:
         replies.append(_plain(vec.step(_actions(vec))))
     replies.append(_plain(vec.reset(seed=[int(s) for s in rng.integers(0, 1000, size=n)])))
     replies.append(_plain(vec.step(_actions(vec))))
-    vec.set_attr("marker", list(range(n)))
-    replies.append(_plain(vec.get_attr("marker")))
+    replies.append(_outcome(lambda: vec.set_attr("marker", list(range(n)))))  # native: refused
+    replies.append(_outcome(lambda: vec.get_attr("marker")))
     replies.append([repr(space) for space in vec.get_attr("action_space")])
-    try:
-        vec.call("no_such_method")
-    except Exception as error:  # a VecEnvWorkerError that is also an AttributeError
-        replies.append((isinstance(error, AttributeError), error.rank, error.exc_type))
+    replies.append(_outcome(lambda: vec.call("no_such_method")))
     return replies
+
+
+def _outcome(command: Callable[[], Any]) -> Any:
+    """The command's value, or its error's type, rank and remote type."""
+    try:
+        return _plain(command())
+    except Exception as error:  # a VecEnvWorkerError that is also an AttributeError
+        return type(error).__name__, error.rank, error.exc_type
 
 
 def _actions(vec) -> np.ndarray:
