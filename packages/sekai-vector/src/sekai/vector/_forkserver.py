@@ -20,6 +20,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from multiprocessing import forkserver, process
+from typing import Any
 
 _MAX_PATH_BYTES = 107  # a Unix socket path's sun_path holds 108 bytes, with the closing NUL
 _LISTENER_BYTES = len("/listener-") + 8  # the socket, in multiprocessing's temp dir
@@ -73,10 +74,10 @@ class ForkserverLease:
             if multiprocessing.active_children():  # stopping it would wait for them to exit
                 atexit.register(shutil.rmtree, directory, ignore_errors=True)
                 return
-            server = forkserver._forkserver
+            server: Any = forkserver._forkserver  # type: ignore[attr-defined]
             address = server._forkserver_address
             if address is not None and os.path.dirname(address) == directory:
-                server._stop()
+                server._stop()  # private, as what it undoes: the server listens on a path
             shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -96,7 +97,7 @@ def short_parent() -> str:
 
 def _path_too_long() -> bool:
     """Whether the forkserver's socket would pass the length limit of a Unix socket path."""
-    base = process.current_process()._config.get("tempdir")
+    base = _config().get("tempdir")
     if base is not None:
         length = len(os.fsencode(base))
     else:
@@ -104,10 +105,16 @@ def _path_too_long() -> bool:
     return length + _LISTENER_BYTES > _MAX_PATH_BYTES
 
 
+def _config() -> dict[str, Any]:
+    """multiprocessing's per-process settings, where ``util.get_temp_dir`` keeps its choice."""
+    config: dict[str, Any] = process.current_process()._config  # type: ignore[attr-defined]
+    return config
+
+
 @contextlib.contextmanager
 def _multiprocessing_temp_dir(directory: str | None) -> Iterator[None]:
     """multiprocessing's temp dir, where the forkserver puts its socket, is ``directory``."""
-    config = process.current_process()._config
+    config = _config()
     missing = object()
     previous = config.get("tempdir", missing)
     config["tempdir"] = directory

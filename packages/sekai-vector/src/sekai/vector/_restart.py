@@ -82,11 +82,10 @@ class RestartPolicy:
         (``SeedSequence((seed, restarts, rank))``), so that a run with the same kills replays
         exactly; None for a sub-env that was never seeded.
         """
+        last = self._seeds or [None] * ranks.stop
         return [
-            None
-            if rank >= len(self._seeds) or self._seeds[rank] is None
-            else _child_seed(np.random.SeedSequence((self._seeds[rank], self.restarts, rank)))
-            for rank in ranks
+            None if seed is None else _child_seed(np.random.SeedSequence((seed, self.restarts, i)))
+            for i, seed in zip(ranks, last[ranks.start : ranks.stop], strict=True)
         ]
 
     def give_up(self, died: VecEnvWorkerError) -> VecEnvWorkerError:

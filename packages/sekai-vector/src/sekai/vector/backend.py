@@ -530,8 +530,8 @@ class SliceServer:
             except Exception as error:
                 return self.describe(error)
             return None
-        error = self.group.close()
-        return None if error is None else self.describe(error)
+        failure = self.group.close()
+        return None if failure is None else self.describe(failure)
 
     # -- commands ---------------------------------------------------------------------------
     def _spaces(self, _: None) -> list[tuple[Space[Any], Space[Any]]]:

@@ -187,8 +187,8 @@ class RayVecEnv(VecEnv):
         if isinstance(retry, tuple):
             return retry
         try:
-            reply: tuple[str, Any] = ray.get(retry)
-            return reply
+            healed: tuple[str, Any] = ray.get(retry)
+            return healed
         except RayActorError as error:
             self._died(worker, error)
             return _DIED
