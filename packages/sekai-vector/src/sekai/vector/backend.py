@@ -336,6 +336,9 @@ def as_array_batch(actions: list[Any]) -> np.ndarray | None:
     A slice of one array travels far cheaper than NumPy scalars or rows one by one; the slice's
     server hands the sub-envs the same per-env values (NumPy scalars or rows) from it.
     """
+    batch = getattr(actions, "batch", None)  # the array VecEnv.step split into these rows
+    if isinstance(batch, np.ndarray) and not batch.dtype.hasobject:
+        return batch
     first = actions[0]
     kind = type(first)
     if kind is np.ndarray:
