@@ -23,14 +23,23 @@ LENGTH = 150
 # Prints, as JSON: the short directory while the ProcVecEnv ran, its mode, the rewards, and
 # what was left once it was closed (the directory, worker processes, shared memory segments).
 SCRIPT = """
-import json, multiprocessing, os, sys
+import json, multiprocessing, os, sys, tempfile
 from pathlib import Path
 
 import numpy as np
 
 from proc_envs import CounterEnv
 from sekai.vector import _forkserver
+from sekai.vector.errors import VecEnvWorkerError
 from sekai.vector.proc import ProcVecEnv
+
+made = []  # every directory tempfile.mkdtemp made
+_mkdtemp = tempfile.mkdtemp
+tempfile.mkdtemp = lambda *args, **kwargs: made.append(_mkdtemp(*args, **kwargs)) or made[-1]
+
+
+def broken():
+    raise RuntimeError("this factory builds no env")
 
 
 def leftovers(directory):
@@ -52,11 +61,12 @@ def one_run():
 
 if __name__ == "__main__":
     report = {"first": one_run(), "second": one_run()}  # the forkserver starts again
-    try:
-        ProcVecEnv([CounterEnv, "not a factory"], num_workers=2)
-    except TypeError:
+    before = len(made)
+    try:  # fails in a worker, once the forkserver runs from its directory
+        ProcVecEnv([CounterEnv, broken], num_workers=2)
+    except VecEnvWorkerError:
         pass
-    report["failed construction"] = _forkserver._directory
+    report["failed construction"] = [leftovers(directory) for directory in made[before:]]
     print(json.dumps(report))
 """
 
@@ -92,7 +102,8 @@ def test_proc_vec_env_steps_and_closes_under_a_150_character_tmpdir(long_tmpdir,
         assert report[run]["mode"] == "0o700"
         assert report[run]["left"] == {"directory": False, "children": 0, "segments": []}
     assert report["first"]["directory"] != report["second"]["directory"]
-    assert report["failed construction"] is None  # the failure path released it too
+    # the failure path made its own directory and removed it too
+    assert report["failed construction"] == [{"directory": False, "children": 0, "segments": []}]
     assert list(long_tmpdir.iterdir()) == []  # nothing left where TMPDIR points
 
 
