@@ -12,6 +12,11 @@ A backend subclasses ``VecEnv`` and implements its hooks (see
 - ``stack_reset_results`` / ``stack_step_results`` turn a list of per-env results into
   the batch results.
 
+A backend that runs slices of the sub-envs elsewhere (processes, actors) splits them with
+``split_ranks``, ships each slice's factories with ``dumps_slice`` and serves it there with a
+``SliceServer`` (native where it can be), as ProcVecEnv and RayVecEnv do; ``join_batches``,
+``join_infos`` and ``error_from_report`` turn the slices' replies back into results and errors.
+
 A backend registers itself for ``make_vec`` through the ``sekai_register_vectorization_modes``
 hook of ``sekai.hookspecs``.
 """
