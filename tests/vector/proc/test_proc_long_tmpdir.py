@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,12 +74,12 @@ if __name__ == "__main__":
 
 @pytest.fixture
 def long_tmpdir() -> Iterator[Path]:
-    """A directory of LENGTH characters under the system temp dir, removed afterwards."""
+    """A directory of LENGTH characters under the temp dir, removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="sekai-long-") as base:
         path = Path(base)
-        path = path / ("t" * (LENGTH - len(str(path)) - 1))
+        path = path / ("t" * max(1, LENGTH - len(str(path)) - 1))
         path.mkdir()
-        assert len(str(path)) == LENGTH
+        assert len(str(path)) >= LENGTH  # exactly LENGTH, unless the tests' TMPDIR is longer
         yield path
 
 
@@ -124,3 +125,24 @@ def test_a_short_tmpdir_needs_no_directory_of_its_own(tmp_path):
         os.rmdir(short)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["None", "(2,", "3)"]
+
+
+def test_the_directory_goes_even_when_the_parent_is_killed(long_tmpdir, tmp_path):
+    source = """
+        import os, signal
+        from sekai.vector import _forkserver
+        from sekai.vector.proc import ProcVecEnv
+        from proc_envs import CounterEnv
+
+        if __name__ == "__main__":
+            vec = ProcVecEnv([CounterEnv] * 2, num_workers=2)
+            print(_forkserver._directory, flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)  # no close, no exit handlers
+    """
+    done = run_in(long_tmpdir, source, tmp_path)
+    assert done.returncode == -9, done.stderr
+    directory = Path(done.stdout.split()[0])
+    deadline = time.monotonic() + 30  # the workers notice the dead parent, then the forkserver
+    while directory.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not directory.exists()

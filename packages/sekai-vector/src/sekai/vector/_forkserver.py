@@ -26,6 +26,8 @@ _MAX_PATH_BYTES = 107  # a Unix socket path's sun_path holds 108 bytes, with the
 _LISTENER_BYTES = len("/listener-") + 8  # the socket, in multiprocessing's temp dir
 _PYMP_BYTES = len("/pymp-") + 8  # multiprocessing's temp dir under TMPDIR, until it is made
 _SHORT_PARENTS = ("/tmp", "/var/tmp")
+# Names the short directory to the forkserver process, which removes it when it exits.
+_DIRECTORY_VARIABLE = "SEKAI_FORKSERVER_DIRECTORY"
 
 _lock = threading.Lock()
 _directory: str | None = None  # the short directory, while a lease holds it
@@ -55,7 +57,7 @@ class ForkserverLease:
         """Start the forkserver if it is not running: from the short directory, when held."""
         if not self.held:
             return
-        with _lock, _multiprocessing_temp_dir(_directory):
+        with _lock, _multiprocessing_temp_dir(_directory), _told_to_forkserver(_directory):
             forkserver.ensure_running()
 
     def release(self) -> None:
@@ -77,8 +79,21 @@ class ForkserverLease:
             server: Any = forkserver._forkserver  # type: ignore[attr-defined]
             address = server._forkserver_address
             if address is not None and os.path.dirname(address) == directory:
-                server._stop()  # private, as what it undoes: the server listens on a path
+                with contextlib.suppress(FileNotFoundError):  # it removed its directory itself
+                    server._stop()  # private, as what it undoes: the server listens on a path
             shutil.rmtree(directory, ignore_errors=True)
+
+
+def remove_at_forkserver_exit() -> None:
+    """In a forkserver started from a short directory: remove it when the forkserver exits.
+
+    The forkserver exits once its parent and every worker are gone, so the directory goes even
+    when the parent was killed and could not release it. Its workers, forked from it, inherit
+    the exit handler but leave with ``os._exit``, which runs none.
+    """
+    directory = os.environ.pop(_DIRECTORY_VARIABLE, None)
+    if directory is not None:
+        atexit.register(shutil.rmtree, directory, ignore_errors=True)
 
 
 def short_parent() -> str:
@@ -109,6 +124,16 @@ def _config() -> dict[str, Any]:
     """multiprocessing's per-process settings, where ``util.get_temp_dir`` keeps its choice."""
     config: dict[str, Any] = process.current_process()._config  # type: ignore[attr-defined]
     return config
+
+
+@contextlib.contextmanager
+def _told_to_forkserver(directory: str | None) -> Iterator[None]:
+    """A forkserver started in this block inherits ``directory`` in its environment."""
+    os.environ[_DIRECTORY_VARIABLE] = str(directory)
+    try:
+        yield
+    finally:
+        del os.environ[_DIRECTORY_VARIABLE]
 
 
 @contextlib.contextmanager

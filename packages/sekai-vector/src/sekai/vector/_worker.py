@@ -26,7 +26,7 @@ import cloudpickle
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from sekai.vector import _shared_memory
+from sekai.vector import _forkserver, _shared_memory
 from sekai.vector._channel import Channel
 from sekai.vector.backend import SliceServer
 
@@ -38,6 +38,8 @@ _YOUNG_COLLECTION_THRESHOLD = 50_000
 # of them would fight the others for the cores (Portfolio-v0, 256 sub-envs, 2 workers, 2 cores:
 # 7.8k -> 10.1k env steps/s with one thread per pool).
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+_forkserver.remove_at_forkserver_exit()  # when preloaded by a forkserver with a directory
 
 
 def run(channel: Channel, payload: bytes, first_rank: int, parent_pid: int) -> None:
