@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 import numpy as np
 import pytest
@@ -123,3 +124,112 @@ def test_make_vec_runs_a_native_env_per_actor_slice():
     finally:
         vec.close()
         native.close()
+
+
+class _RecordingRay:
+    """Stands for the ray module in _connect: records ray.init's arguments, joins nothing."""
+
+    def __init__(self, initialized: bool = False) -> None:
+        self.initialized = initialized
+        self.inits: list[dict] = []
+
+    def is_initialized(self) -> bool:
+        return self.initialized
+
+    def init(self, **kwargs):
+        self.inits.append(kwargs)
+
+
+@pytest.mark.parametrize(
+    ("address", "environment", "want"),
+    [
+        (None, None, {"address": "local", "include_dashboard": False}),
+        ("ray://head:10001", None, {"address": "ray://head:10001"}),
+        (None, "10.0.0.7:6379", {"address": "10.0.0.7:6379"}),
+        ("auto", "10.0.0.7:6379", {"address": "auto"}),  # the argument wins
+    ],
+)
+def test_ray_joins_a_cluster_only_when_named_else_starts_a_local_one(
+    monkeypatch, address, environment, want
+):
+    from sekai.vector import ray as ray_module
+
+    recording = _RecordingRay()
+    monkeypatch.setattr(ray_module, "ray", recording)
+    if environment is None:
+        monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    else:
+        monkeypatch.setenv("RAY_ADDRESS", environment)
+    ray_module._connect(address)
+    assert recording.inits == [want]
+
+
+def test_ray_uses_the_runtime_this_process_has_joined(monkeypatch):
+    from sekai.vector import ray as ray_module
+
+    recording = _RecordingRay(initialized=True)
+    monkeypatch.setattr(ray_module, "ray", recording)
+    ray_module._connect("ray://elsewhere:10001")
+    assert recording.inits == []
+
+
+def test_without_an_address_a_new_local_ray_is_started_not_the_running_one(tmp_path):
+    import subprocess
+    import sys
+
+    import ray
+
+    script = (
+        "import ray, sekai\n"
+        "from sekai.vector.ray import RayVecEnv\n"
+        "vec = RayVecEnv([lambda: sekai.make('CartPole-v1')], num_cpus=0.5)\n"
+        "print(ray.get_runtime_context().gcs_address)\n"
+        "vec.close()\n"
+        "ray.shutdown()\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
+    env["RAY_USAGE_STATS_ENABLED"] = "0"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    running = ray.get_runtime_context().gcs_address  # the tests' own local Ray
+    assert done.stdout.split()[-1] != running
+
+
+# -- one slice server: the same commands get the same replies from ProcVecEnv and RayVecEnv -----
+def test_proc_and_ray_reply_alike_to_the_same_commands():
+    from slice_runs import command_sequence
+
+    from sekai.vector.proc import ProcVecEnv
+
+    with ProcVecEnv(_cartpoles(5), num_workers=2) as proc, _ray_vec(_cartpoles(5)) as ray_vec:
+        assert command_sequence(proc) == command_sequence(ray_vec)
+
+
+@pytest.mark.needs("sekai-finance")
+def test_proc_and_ray_native_slices_reply_alike_to_the_same_commands():
+    from slice_runs import command_sequence
+
+    def make(mode, **vector_kwargs):
+        return sekai.make_vec(
+            "Portfolio-v0",
+            8,
+            vectorization_mode=mode,
+            vector_kwargs={"num_workers": 2, **vector_kwargs},
+        )
+
+    with make("proc") as proc, make("ray", num_cpus=0.5) as ray_vec:
+        assert proc.get_attr("num_envs") == ray_vec.get_attr("num_envs") == [4] * 8  # native
+        assert command_sequence(proc) == command_sequence(ray_vec)
+
+
+def test_a_traceback_from_a_notebook_cell_shows_the_raising_line():
+    from slice_runs import CELL, RAISING_LINE, cell_env_class
+
+    with _ray_vec([cell_env_class()] * 2) as vec:
+        vec.reset(seed=0)
+        with pytest.raises(VecEnvWorkerError) as caught:
+            vec.step([0, 0])
+    assert f'File "{CELL}", line 14, in step' in caught.value.remote_traceback
+    assert RAISING_LINE in caught.value.remote_traceback

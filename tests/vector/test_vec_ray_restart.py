@@ -184,3 +184,17 @@ def test_a_native_slice_comes_back_as_one_native_env():
 def test_restart_must_be_a_bool_or_a_count_and_a_window(restart):
     with pytest.raises(ValueError, match="restart must be False, True"):
         ray_vec(2, 1, restart=restart)
+
+
+def test_two_runs_with_the_same_kills_give_the_same_observations():
+    from slice_runs import replay
+
+    runs = []
+    for _ in range(2):
+        with ray_vec(4, 2, restart=True) as vec:
+            runs.append(replay(vec, lambda worker, vec=vec: kill(vec, worker)))
+    for got, want in zip(*runs, strict=True):
+        np.testing.assert_array_equal(got, want)
+    first_kill, second_kill = runs[0][11], runs[0][21]
+    assert (first_kill[2:, 0] == 0).all() and (second_kill[2:, 0] == 0).all()
+    assert not np.array_equal(first_kill[2:, 1:], second_kill[2:, 1:])

@@ -46,3 +46,22 @@ def test_giving_up_says_why_in_the_dead_worker_error():
         "the worker running sub-env 1 died; workers were restarted 2 times within 60.0 s "
         "already, so restart=(2, 60.0) gives up"
     )
+
+
+def test_restart_seeds_derive_from_the_last_seeds_the_restart_count_and_the_rank():
+    import numpy as np
+
+    policy = RestartPolicy(5, 60.0)
+    assert policy.seeds(range(2, 4)) == [None, None]  # never reset: unseeded, as before
+    policy.note_reset([10, 11, 12, 13])
+    policy.note_reset([None, None, 22, None])  # None: a sub-env keeps its last seed
+    policy.allow()
+    first = policy.seeds(range(2, 4))
+    want = [
+        int(np.random.SeedSequence((seed, 1, rank)).generate_state(1, dtype=np.uint64)[0])
+        for seed, rank in [(22, 2), (13, 3)]
+    ]
+    assert first == want
+    assert policy.seeds(range(2, 4)) == first  # the same restart, the same seeds
+    policy.allow()
+    assert set(policy.seeds(range(2, 4))).isdisjoint(first)  # a later restart, new seeds

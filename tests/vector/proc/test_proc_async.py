@@ -25,6 +25,7 @@ from proc_leaks import leaves_nothing_behind  # noqa: F401 - autouse fixture
 from test_proc_determinism import assert_same
 
 import sekai
+from sekai.vector._forkserver import short_parent
 from sekai.vector.errors import VecEnvClosed, VecEnvWorkerError
 from sekai.vector.proc import ProcVecEnv
 
@@ -76,8 +77,9 @@ class Gate:
 
 @pytest.fixture
 def gate_path() -> Iterator[str]:
-    # a short directory of its own: a unix socket path has a length limit of about 100 bytes
-    with tempfile.TemporaryDirectory(prefix="sekai-") as directory:
+    # a short directory of its own, outside TMPDIR, which may be long: a unix socket path has a
+    # length limit of 107 bytes
+    with tempfile.TemporaryDirectory(prefix="sekai-", dir=short_parent()) as directory:
         yield str(Path(directory) / "gate")
 
 

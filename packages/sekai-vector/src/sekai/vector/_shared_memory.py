@@ -106,6 +106,27 @@ def write(tree: Any, index: int, observation: Any) -> None:
             write(part, index, item)
 
 
+def write_batch(tree: Any, first: int, batch: Any) -> None:
+    """Store a batch of consecutive sub-envs' observations (a native slice's) from row ``first``.
+
+    ValueError for a batch (part) whose shape is not that of its rows.
+    """
+    if isinstance(tree, np.ndarray):
+        rows = tree[first : first + len(batch)]
+        if np.shape(batch) != rows.shape:
+            raise ValueError(
+                f"a batch of observations of shape {np.shape(batch)} does not fit rows of shape "
+                f"{rows.shape}"
+            )
+        rows[...] = batch
+    elif isinstance(tree, dict):
+        for key, part in tree.items():
+            write_batch(part, first, batch[key])
+    else:
+        for part, item in zip(tree, batch, strict=True):
+            write_batch(part, first, item)
+
+
 def write_rows(rows: np.ndarray, observations: Sequence[Any]) -> bool:
     """Store consecutive sub-envs' observations in ``rows`` (one row each) at once, if each one
     has the row shape; False, leaving the caller to write them one by one, for anything else.

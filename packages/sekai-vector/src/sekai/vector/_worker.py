@@ -1,9 +1,9 @@
-"""The loop a ProcVecEnv worker process runs: it owns a slice of the sub-envs.
+"""The loop a ProcVecEnv worker process runs: it serves a slice of the sub-envs.
 
-Every message is one pickled ``(command, data)`` tuple from the parent and one pickled
-``(status, value)`` reply: ``("ok", result)`` or ``("error", (rank, exc_type, message,
-traceback))``, where rank is the index of the failing sub-env in the whole VecEnv. A failing
-command leaves the worker alive and ready for the next one.
+The slice is a ``SliceServer`` (``sekai.vector.backend``), as in a RayVecEnv actor. Every
+message is one pickled ``(command, data)`` tuple from the parent and one pickled ``(status,
+value)`` reply: the server's ``("ok", result)`` or ``("error", report)``. A failing command
+leaves the worker alive and ready for the next one.
 
 This module is preloaded by the forkserver, so it imports what every worker needs.
 """
@@ -17,7 +17,6 @@ import select
 import signal
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from multiprocessing.connection import wait
 from multiprocessing.shared_memory import SharedMemory
@@ -27,9 +26,9 @@ import cloudpickle
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from sekai.vector import _shared_memory
+from sekai.vector import _forkserver, _shared_memory
 from sekai.vector._channel import Channel
-from sekai.vector.backend import EnvGroup, _flag_arrays
+from sekai.vector.backend import SliceServer
 
 _PARENT_POLL_SECONDS = 0.5
 _SPIN_SECONDS = 100e-6  # see _await_command
@@ -40,22 +39,23 @@ _YOUNG_COLLECTION_THRESHOLD = 50_000
 # 7.8k -> 10.1k env steps/s with one thread per pool).
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
+_forkserver.remove_at_forkserver_exit()  # when preloaded by a forkserver with a directory
+
 
 def run(channel: Channel, payload: bytes, first_rank: int, parent_pid: int) -> None:
-    """Build this worker's sub-envs from ``payload`` and serve the parent's commands."""
+    """Build this worker's slice of sub-envs from ``payload`` and serve the parent's commands."""
     # Ctrl-C goes to the whole process group; the parent handles it and shuts us down.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent(parent_pid)
-    worker = _Worker(EnvGroup(first_rank))
+    worker = _Worker(SliceServer(first_rank))
     for variable in _THREAD_VARIABLES:  # for thread pools the sub-envs load from now on
         os.environ[variable] = "1"
     try:
-        env_fns, autoreset = pickle.loads(payload)
-        worker.group.build(env_fns, autoreset)
+        worker.server.build(payload)
         threadpool_limits(1)  # for those loaded before (NumPy's BLAS, by the forkserver)
-        reply = ("ok", cloudpickle.dumps(worker.group.spaces))
+        reply = ("ok", cloudpickle.dumps(worker.server.run("spaces", None)[1]))
     except BaseException as error:  # reported to the parent, which raises it
-        channel.send(pickle.dumps(("error", worker.describe(error))))
+        channel.send(pickle.dumps(("error", worker.server.describe(error))))
         return
     _settle_garbage_collector()
     channel.send(pickle.dumps(reply))
@@ -126,24 +126,19 @@ def _await_command(readable: Any) -> None:
 
 
 class _Worker:
-    """The commands a worker answers, run on its group of sub-envs."""
+    """Carries the parent's messages to this worker's SliceServer and its replies back.
 
-    def __init__(self, group: EnvGroup) -> None:
-        self.group = group
+    Adds only what crossing a process boundary needs: actions arrive as raw bytes when they
+    are one array; infos, attribute values and call results are pickled apart (so that the
+    parent unpickles a slice's infos only if they are read); observations go to shared memory.
+    """
+
+    def __init__(self, server: SliceServer) -> None:
+        self.server = server
         self.segment: SharedMemory | None = None
-        self.observations: Any = None  # views of the shared batch, when attached
-        self.flags: tuple[np.ndarray, ...] | None = None  # shared rewards, terminated, truncated
 
     def serve(self, channel: Channel) -> None:
         """Answer commands until told to close or the parent goes away."""
-        commands: dict[str, Callable[[Any], Any]] = {
-            "attach": self.attach,
-            "reset": self.reset,
-            "step": self.step,
-            "get_attr": self.get_attr,
-            "set_attr": self.set_attr,
-            "call": self.call,
-        }
         readable = select.poll() if hasattr(os, "sched_yield") else None  # POSIX
         if readable is not None:
             readable.register(channel.fileno(), select.POLLIN)
@@ -155,13 +150,14 @@ class _Worker:
             except EOFError:
                 return
             if command == "close":
-                reply = pickle.dumps(("closed", self.close_envs()))
+                reply = pickle.dumps(("closed", self.server.close()))
+            elif command == "attach":
+                reply = pickle.dumps(self.attach(data))
             else:
-                self.group.rank = self.group.first_rank
-                try:
-                    reply = pickle.dumps(("ok", commands[command](data)))
-                except BaseException as error:  # reported, the worker stays alive
-                    reply = pickle.dumps(("error", self.describe(error)))
+                if command == "step" and isinstance(data, tuple):  # an array slice, as bytes
+                    dtype, shape, raw = data
+                    data = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+                reply = self.reply(command, *self.server.run(command, data))
             try:
                 channel.send(reply)
             except OSError:  # the parent closed its end: nobody is left to serve
@@ -169,70 +165,51 @@ class _Worker:
             if command == "close":
                 return
 
-    def describe(self, error: BaseException) -> tuple[int, str, str, str]:
-        """What the parent needs to raise VecEnvWorkerError for ``error``."""
-        remote = "".join(traceback.format_exception(error))
-        return self.group.rank, type(error).__name__, str(error), remote
+    def reply(self, command: str, status: str, value: Any) -> bytes:
+        """The pickled reply; an error if part of the value cannot be pickled."""
+        try:
+            if status == "ok":
+                value = _ENCODE.get(command, _as_is)(value)
+            return pickle.dumps((status, value), -1)
+        except BaseException as error:
+            return pickle.dumps(("error", self.server.describe(error)))
 
-    def attach(self, data: tuple[str, _shared_memory.Layout]) -> None:
-        name, layout = data
-        self.segment = SharedMemory(name=name)
-        self.observations, *flags = _shared_memory.views(self.segment, layout)
-        self.flags = tuple(flags)
-
-    def _store(self, observations: tuple[Any, ...]) -> tuple[Any, ...]:
-        """Write the slice's observations into the shared batch if attached, else return them."""
-        if self.observations is None:
-            return observations
-        first = self.group.first_rank
-        if isinstance(self.observations, np.ndarray) and _shared_memory.write_rows(
-            self.observations[first : first + len(observations)], observations
-        ):
-            return ()
-        # one by one, each shape checked (numpy would broadcast a wrong one into its row)
-        for index, observation in enumerate(observations, start=first):
-            self.group.rank = index
-            _shared_memory.write(self.observations, index, observation)
-        return ()
-
-    def reset(self, data: tuple[list[int | None], list[dict[str, Any] | None]]) -> Any:
-        observations, infos = zip(*self.group.reset(*data), strict=True)
-        return infos, self._store(observations)
-
-    def step(self, data: list[Any] | tuple[str, tuple[int, ...], bytes]) -> Any:
-        if isinstance(data, tuple):  # a slice of an action array, as raw bytes
-            dtype, shape, raw = data
-            actions: Any = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
-        else:
-            actions = data
-        results = self.group.step(actions)
-        observations, rewards, terminated, truncated, infos = zip(*results, strict=True)
-        flags: tuple[np.ndarray, ...] | None = _flag_arrays(rewards, terminated, truncated)
-        if self.flags is not None:
-            rows = slice(self.group.first_rank, self.group.first_rank + len(rewards))
-            for shared, array in zip(self.flags, flags, strict=True):  # type: ignore[arg-type]
-                shared[rows] = array
-            flags = None
-        # pickled apart, so that the parent unpickles a slice's infos only if they are read
-        return flags, pickle.dumps(infos, -1), self._store(observations)
-
-    def get_attr(self, name: str) -> bytes:
-        return cloudpickle.dumps(self.group.get_attr(name))
-
-    def set_attr(self, data: tuple[str, list[Any]]) -> None:
-        self.group.set_attr(*data)
-
-    def call(self, data: tuple[str, tuple[Any, ...], dict[str, Any]]) -> bytes:
-        return cloudpickle.dumps(self.group.call(*data))
-
-    def close_envs(self) -> tuple[int, str, str, str] | None:
-        """Close every sub-env; describe the first error, after closing the others."""
-        error = self.group.close()
-        return None if error is None else self.describe(error)
+    def attach(self, data: tuple[str, _shared_memory.Layout]) -> tuple[str, Any]:
+        """Have the server write its results into the parent's shared batch segment."""
+        try:
+            name, layout = data
+            self.segment = SharedMemory(name=name)
+            observations, *flags = _shared_memory.views(self.segment, layout)
+            self.server.share(observations, tuple(flags))
+        except BaseException as error:
+            return "error", self.server.describe(error)
+        return "ok", None
 
     def detach(self) -> None:
         """Drop the views and close (never unlink: the parent owns it) the shared segment."""
-        self.observations = self.flags = None
+        self.server.unshare()
         if self.segment is not None:
             self.segment.close()
             self.segment = None
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _pickled_infos(infos: Any) -> bytes:
+    """A list of infos with pickle; a native slice's (arrays and their builder) with
+    cloudpickle."""
+    if isinstance(infos, list):
+        return pickle.dumps(infos, -1)
+    return cloudpickle.dumps(infos)
+
+
+# What crosses the pipe instead of a command's value; the parent undoes it where it reads it.
+_ENCODE: dict[str, Callable[[Any], Any]] = {
+    "reset": lambda value: (value[0], _pickled_infos(value[1])),
+    "step": lambda value: (value[0], value[1], _pickled_infos(value[2])),
+    "heal": lambda value: (value[0], value[1], _pickled_infos(value[2])),
+    "get_attr": cloudpickle.dumps,
+    "call": cloudpickle.dumps,
+}

@@ -38,7 +38,9 @@ from typing import Any, Protocol
 
 from sekai.vector import _shared_memory, _worker
 from sekai.vector._channel import Channel
+from sekai.vector._forkserver import ForkserverLease
 from sekai.vector._restart import RestartPolicy
+from sekai.vector.backend import ErrorReport, error_from_report
 from sekai.vector.errors import VecEnvClosed, VecEnvWorkerError, worker_error
 
 _TERMINATE_GRACE_SECONDS = 0.5  # after terminate(), how long a worker gets before kill()
@@ -66,7 +68,6 @@ _REIMPORTED_MAIN = (
     'context="fork" (POSIX only)'
 )
 
-ErrorReport = tuple[int, str, str, str]  # rank, exc_type, message, remote traceback
 AfterRestart = Callable[[int], tuple[str, Any]]  # worker index -> the reply to use in its place
 
 
@@ -115,6 +116,7 @@ class WorkerPool:
         self._context, self._payloads, self._slices = context, payloads, slices
         self._attach: bytes | None = None  # the attach message, once observations are shared
         self.start_method = getattr(context, "get_start_method", lambda: "spawn")()
+        self._lease: ForkserverLease | None = None  # a short socket path, if TMPDIR is long
         self.handles: list[_Handle] = []
         self.segment: SharedMemory | None = None
         # views of the shared segment: (observations, rewards, terminated, truncated)
@@ -128,6 +130,8 @@ class WorkerPool:
         # start a tracker of its own, which unlinks the segment when the worker exits.
         resource_tracker.ensure_running()
         try:
+            if self.start_method == "forkserver":
+                self._lease = ForkserverLease()
             with _unreadable_main_hidden():
                 self._start(context, payloads, slices)
         except BaseException:
@@ -150,6 +154,8 @@ class WorkerPool:
             daemon=True,
         )
         try:
+            if self._lease is not None:
+                self._lease.ensure_running()
             process.start()
         except BaseException:
             parent_end.close()
@@ -176,7 +182,7 @@ class WorkerPool:
         for _ in range(new.pending):  # its spaces (known already), then the attach reply
             status, value = self._receive_or_died(new)
             if status == "error":
-                self._failure = _worker_error(value)
+                self._failure = error_from_report(value)
                 raise self._failure
 
     def exchange(self, index: int, message: bytes) -> tuple[str, Any]:
@@ -321,7 +327,7 @@ class WorkerPool:
                         errors.append(died)
                         continue
                 if status == "error":
-                    errors.append(_worker_error(value))
+                    errors.append(error_from_report(value))
                 results.append(value)
         if silent:
             raise self._timed_out(silent)
@@ -445,6 +451,8 @@ class WorkerPool:
                 handle.process.close()
             self.handles = []
             self._release_segment()
+            if self._lease is not None:
+                self._lease.release()
         return min(errors) if errors else None
 
     def _await_closed(self, handle: _Handle, deadline: float) -> ErrorReport | None:
@@ -634,13 +642,3 @@ class _SigintGuard:
             self._previous(signum, frame)
         else:
             self._noted = True
-
-
-def _worker_error(report: ErrorReport) -> VecEnvWorkerError:
-    rank, exc_type, message, remote_traceback = report
-    return worker_error(
-        f"sub-env {rank} raised {exc_type}: {message}",
-        rank=rank,
-        exc_type=exc_type,
-        remote_traceback=remote_traceback,
-    )

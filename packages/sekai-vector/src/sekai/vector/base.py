@@ -250,7 +250,7 @@ class VecEnv:
         elif isinstance(actions, np.ndarray) and actions.ndim > 0:
             # a batch of discrete actions becomes Python ints (cheap to make and to compare)
             discrete = actions.ndim == 1 and actions.dtype.kind in "biu"
-            per_env = actions.tolist() if discrete else list(actions)
+            per_env = actions.tolist() if discrete else _ActionRows(actions)
         elif _is_single_value(actions):  # iterate() would fail on it with a bare TypeError
             raise ValueError(_single_value_message(self.num_envs, actions))
         else:
@@ -273,6 +273,17 @@ class VecEnv:
                 "to set a list-valued attribute on every sub-env, pass [value] * num_envs"
             )
         return value
+
+
+class _ActionRows(list[Any]):
+    """The per-env actions of an array batch (its rows), keeping the array as ``batch``: a
+    backend that ships slices of it need not stack the rows again."""
+
+    __slots__ = ("batch",)
+
+    def __init__(self, batch: np.ndarray) -> None:
+        super().__init__(batch)
+        self.batch = batch
 
 
 # -- checks shared by every backend ------------------------------------------------------------

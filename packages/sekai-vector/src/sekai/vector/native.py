@@ -9,6 +9,7 @@ sub-envs whose ``infos[i]`` the caller reads.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from itertools import islice
 from typing import Any, ClassVar, cast
@@ -106,7 +107,7 @@ class NativeVecEnv(RngMixin, VecEnv):
         return VecResetResult(
             observations,
             _LazyInfos(
-                n, lambda i: info_row(reset_infos, i, n), InfoColumns(reset_infos, _NO_ROWS, None)
+                n, _step_info_builder(reset_infos, n), InfoColumns(reset_infos, _NO_ROWS, None)
             ),
         )
 
@@ -281,20 +282,30 @@ def _rows(value: Any, indices: np.ndarray, n: int) -> Any:
     return value
 
 
+# The builders of lazy infos are partials of module functions, not closures: a ProcVecEnv worker
+# or Ray actor running a native slice pickles them every step, and a closure would travel by value
+# (code and all) where a partial travels as a reference and its arrays.
 def _step_info_builder(step_infos: InfoArrays, n: int) -> Callable[[int], dict[str, Any]]:
-    return lambda i: info_row(step_infos, i, n)
+    return functools.partial(_step_info, step_infos, n)
+
+
+def _step_info(step_infos: InfoArrays, n: int, i: int) -> dict[str, Any]:
+    return info_row(step_infos, i, n)
 
 
 def _next_step_info_builder(
     step_infos: InfoArrays, n: int, replaced: np.ndarray, reset_infos: InfoArrays
 ) -> Callable[[int], dict[str, Any]]:
-    def build(i: int) -> dict[str, Any]:
-        position = _position(replaced, i)
-        if position is None:
-            return info_row(step_infos, i, n)
-        return info_row(reset_infos, position, len(replaced))
+    return functools.partial(_next_step_info, step_infos, n, replaced, reset_infos)
 
-    return build
+
+def _next_step_info(
+    step_infos: InfoArrays, n: int, replaced: np.ndarray, reset_infos: InfoArrays, i: int
+) -> dict[str, Any]:
+    position = _position(replaced, i)
+    if position is None:
+        return info_row(step_infos, i, n)
+    return info_row(reset_infos, position, len(replaced))
 
 
 class _FinalRows:
@@ -335,15 +346,23 @@ def _autoreset_info_builder(
     reset_infos: InfoArrays,
     final: _FinalRows,
 ) -> Callable[[int], dict[str, Any]]:
-    def build(i: int) -> dict[str, Any]:
-        info = info_row(step_infos, i, n)
-        position = _position(finished, i)
-        if position is None:
-            return info
-        reset = ResetResult(None, info_row(reset_infos, position, len(finished)))
-        return autoreset_result(final.step_result(i, info), reset).info
+    return functools.partial(_autoreset_info, step_infos, n, finished, reset_infos, final)
 
-    return build
+
+def _autoreset_info(
+    step_infos: InfoArrays,
+    n: int,
+    finished: np.ndarray,
+    reset_infos: InfoArrays,
+    final: _FinalRows,
+    i: int,
+) -> dict[str, Any]:
+    info = info_row(step_infos, i, n)
+    position = _position(finished, i)
+    if position is None:
+        return info
+    reset = ResetResult(None, info_row(reset_infos, position, len(finished)))
+    return autoreset_result(final.step_result(i, info), reset).info
 
 
 def _position(indices: np.ndarray, i: int) -> int | None:

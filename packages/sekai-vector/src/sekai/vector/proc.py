@@ -22,20 +22,21 @@ from typing import Any
 import cloudpickle
 import numpy as np
 
-from sekai.checks import is_whole_number
 from sekai.core import Env
-from sekai.spaces import concatenate
 from sekai.vector import _shared_memory
 from sekai.vector._lazy_infos import _LazyInfos
 from sekai.vector._restart import RestartPolicy
-from sekai.vector._worker_pool import (
-    REIMPORTED_MAIN_EXIT,
-    WORKER_NAME,
-    ProcessContext,
-    WorkerPool,
-    _worker_error,
+from sekai.vector._worker_pool import REIMPORTED_MAIN_EXIT, WORKER_NAME, ProcessContext, WorkerPool
+from sekai.vector.backend import (
+    as_array_batch,
+    check_env_fns,
+    check_num_workers,
+    check_same_spaces,
+    dumps_slice,
+    error_from_report,
+    join_batches,
+    split_ranks,
 )
-from sekai.vector.backend import check_env_fns, check_same_spaces
 from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset
 from sekai.vector.results import VecResetResult, VecStepResult
 
@@ -98,12 +99,9 @@ class ProcVecEnv(VecEnv):
             raise TypeError(f"shared_memory must be None, True or False, got {shared_memory!r}")
         restart_policy = RestartPolicy.from_option(restart)
         num_envs = len(env_fns)
-        self.num_workers = _check_num_workers(num_workers, num_envs)
-        slices = [
-            range(int(part[0]), int(part[-1]) + 1)
-            for part in np.array_split(np.arange(num_envs), self.num_workers)
-        ]
-        payloads = [_dumps(([env_fns[i] for i in ranks], autoreset), "env_fns") for ranks in slices]
+        self.num_workers = check_num_workers(num_workers, num_envs)
+        slices = split_ranks(num_envs, self.num_workers)
+        payloads = [dumps_slice([env_fns[i] for i in ranks], autoreset) for ranks in slices]
         self._slices = slices
         self.shared_memory = False
         self._pool = WorkerPool(
@@ -140,7 +138,9 @@ class ProcVecEnv(VecEnv):
     def _reset_subenvs(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
     ) -> VecResetResult:
-        return self._reset_result(self._pool.request(self._reset_messages(seeds, options)))
+        result = self._reset_result(self._pool.request(self._reset_messages(seeds, options)))
+        self._note_seeds(seeds)
+        return result
 
     def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
         replies = self._pool.request(self._step_messages(actions), self._restarted_step)
@@ -150,7 +150,9 @@ class ProcVecEnv(VecEnv):
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
     ) -> VecResetResult:
         messages = self._reset_messages(seeds, options)
-        return self._reset_result(await self._pool.async_request(messages))
+        result = self._reset_result(await self._pool.async_request(messages))
+        self._note_seeds(seeds)
+        return result
 
     async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
         messages = self._step_messages(actions)
@@ -174,7 +176,7 @@ class ProcVecEnv(VecEnv):
     def _close(self) -> None:
         error = self._finalizer()  # runs the pool's close() once, whoever calls first
         if error is not None:
-            raise _worker_error(error)
+            raise error_from_report(error)
 
     # -- messages and results, shared by the blocking and the async calls -----------------
     def _reset_messages(
@@ -186,34 +188,24 @@ class ProcVecEnv(VecEnv):
         ]
 
     def _restarted_step(self, worker: int) -> tuple[str, Any]:
-        """What a step returns for the sub-envs of a restarted worker: their first observations
-        after a reset, reward 0, truncated, and ``info["worker_restarted"] = True``."""
-        size = len(self._slices[worker])
-        reset = _dumps(("reset", ([None] * size, [None] * size)), "options")
-        status, value = self._pool.exchange(worker, reset)
-        if status != "ok":
-            return status, value
-        infos, observations = value
-        infos = pickle.dumps([{**info, "worker_restarted": True} for info in infos], -1)
-        flags: Any = (np.zeros(size), np.zeros(size, dtype=bool), np.ones(size, dtype=bool))
-        if self.shared_memory:
-            ranks = self._slices[worker]
-            for shared, array in zip(self._pool.views[1:], flags, strict=True):
-                shared[ranks.start : ranks.stop] = array
-            flags = None
-        return "ok", (flags, infos, observations)
+        """What a step returns for the sub-envs of a restarted worker: the new worker's "heal"
+        (a reset with seeds derived from the restart, reported as a truncated step)."""
+        assert self._pool.restart is not None
+        seeds = self._pool.restart.seeds(self._slices[worker])
+        return self._pool.exchange(worker, _dumps(("heal", seeds), "seeds"))
+
+    def _note_seeds(self, seeds: list[int | None]) -> None:
+        if self._pool.restart is not None:
+            self._pool.restart.note_reset(seeds)
 
     def _reset_result(self, replies: list[Any]) -> VecResetResult:
-        infos: list[dict[str, Any]] = []
-        observations: list[Any] = []
-        for worker_infos, worker_observations in replies:
-            infos.extend(worker_infos)
-            observations.extend(worker_observations)
+        observations = [reply[0] for reply in replies]
+        infos = self._lazy_infos([reply[1] for reply in replies])
         return VecResetResult(self._observations(observations), infos)
 
     def _step_messages(self, actions: list[Any]) -> list[bytes]:
         """One pickled command per worker, all made before anything is sent."""
-        batch = _as_array_batch(actions)
+        batch = as_array_batch(actions)
         messages = []
         for ranks in self._slices:
             if batch is not None:
@@ -230,24 +222,23 @@ class ProcVecEnv(VecEnv):
         return messages
 
     def _step_result(self, replies: list[Any]) -> VecStepResult:
-        """The batch from each worker's ``(flags, pickled infos, observations)`` reply; flags
-        and observations are None and () when they are in shared memory."""
+        """The batch from each worker's ``(observations, flags, pickled infos)`` reply;
+        observations and flags are () and None when they are in shared memory."""
         if self.shared_memory:
             flags = [array.copy() for array in self._pool.views[1:]]
         else:
-            flags = [np.concatenate(parts) for parts in zip(*(r[0] for r in replies), strict=True)]
-        observations = [observation for reply in replies for observation in reply[2]]
+            flags = [np.concatenate(parts) for parts in zip(*(r[1] for r in replies), strict=True)]
         rewards, terminated, truncated = flags
-        infos = self._lazy_infos([reply[1] for reply in replies])
-        return VecStepResult(
-            self._observations(observations), rewards, terminated, truncated, infos
-        )
+        infos = self._lazy_infos([reply[2] for reply in replies])
+        observations = self._observations([reply[0] for reply in replies])
+        return VecStepResult(observations, rewards, terminated, truncated, infos)
 
     # -- helpers --------------------------------------------------------------------------
-    def _observations(self, observations: list[Any]) -> Any:
+    def _observations(self, batches: list[Any]) -> Any:
+        """The whole batch: from shared memory, or joined from the workers' batches."""
         if self.shared_memory:
             return _shared_memory.read(self._pool.views[0])
-        return concatenate(self.observation_space, observations)
+        return join_batches(self.observation_space, batches)
 
     def _lazy_infos(self, pickled: list[bytes]) -> _LazyInfos:
         """The infos of every sub-env; a worker's slice is unpickled when one of them is read."""
@@ -285,27 +276,6 @@ def _exit_if_reimported_by_a_worker() -> None:
         os._exit(REIMPORTED_MAIN_EXIT)
 
 
-def _as_array_batch(actions: list[Any]) -> np.ndarray | None:
-    """The actions as one array when they are NumPy values of one dtype and shape, else None.
-
-    An array slice travels as raw bytes, far cheaper to pickle than NumPy scalars one by one;
-    the worker rebuilds the same per-env values (NumPy scalars or rows) from it.
-    """
-    first = actions[0]
-    kind = type(first)
-    if kind is np.ndarray:
-        dtype, shape = first.dtype, first.shape
-        if any(
-            type(action) is not np.ndarray or action.dtype != dtype or action.shape != shape
-            for action in actions
-        ):
-            return None
-    elif not issubclass(kind, np.generic) or any(type(action) is not kind for action in actions):
-        return None  # a NumPy scalar type fixes the dtype, up to the length of str/bytes
-    batch = np.array(actions)
-    return None if batch.dtype != first.dtype or batch.dtype.hasobject else batch
-
-
 def _dumps(value: Any, what: str) -> bytes:
     """Pickle with cloudpickle before anything is sent; a TypeError names what failed."""
     try:
@@ -334,16 +304,3 @@ def _check_seconds(seconds: float, name: str) -> None:
         raise TypeError(f"{name} must be a number of seconds, got {seconds!r}")
     if not seconds >= 0:
         raise ValueError(f"{name} must be >= 0 seconds, got {seconds}")
-
-
-def _check_num_workers(num_workers: int | None, num_envs: int) -> int:
-    if num_workers is None:
-        return num_envs
-    if not is_whole_number(num_workers):
-        raise TypeError(f"num_workers must be an int or None, got {type(num_workers).__name__}")
-    if not 1 <= num_workers <= num_envs:
-        raise ValueError(
-            f"num_workers must be between 1 and the number of sub-envs ({num_envs}), "
-            f"got {num_workers}"
-        )
-    return int(num_workers)

@@ -9,22 +9,29 @@ whatever the number of sub-envs. Needs the ``ray`` extra (``pip install sekai-ve
 from __future__ import annotations
 
 import logging
-import traceback
-from collections.abc import Callable, Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable
 from typing import Any
 
-import cloudpickle
 import numpy as np
 
 from sekai.core import Env
-from sekai.spaces import Space, concatenate
-from sekai.vector._lazy_infos import _LazyInfos
 from sekai.vector._restart import RestartPolicy
-from sekai.vector._worker_pool import _worker_error
-from sekai.vector.backend import EnvGroup, check_env_fns, check_same_spaces
+from sekai.vector.backend import (
+    ErrorReport,
+    SliceServer,
+    as_array_batch,
+    check_env_fns,
+    check_num_workers,
+    check_same_spaces,
+    dumps_slice,
+    error_from_report,
+    join_batches,
+    join_infos,
+    split_ranks,
+)
 from sekai.vector.base import AutoresetMode, VecEnv, _check_autoreset
 from sekai.vector.errors import VecEnvWorkerError, worker_error
-from sekai.vector.proc import _as_array_batch, _check_num_workers
 from sekai.vector.results import VecResetResult, VecStepResult
 
 try:
@@ -50,8 +57,9 @@ class RayVecEnv(VecEnv):
     ``PlacementGroupSchedulingStrategy``).
 
     Ray itself is the user's: if this process has called ``ray.init`` its runtime is used;
-    otherwise RayVecEnv connects to the cluster at ``address`` (or a running local one), and
-    starts a local Ray only when none is running; the ``sekai.vector.ray`` logger says which.
+    otherwise RayVecEnv connects to the cluster at ``address`` (or at ``RAY_ADDRESS``), and
+    without either starts a local Ray of its own: it never joins a cluster running on the host
+    unasked. The ``sekai.vector.ray`` logger says which.
 
     A slice built by ``make_vec`` for an env with a native version (same kwargs, no wrappers)
     runs as one native env; it is seeded as that native env is, from its sub-envs' seeds.
@@ -88,18 +96,8 @@ class RayVecEnv(VecEnv):
         _connect(address)
         num_envs = len(env_fns)
         self.num_workers = _num_workers(num_workers, num_envs, num_cpus)
-        self._slices = [
-            range(int(part[0]), int(part[-1]) + 1)
-            for part in np.array_split(np.arange(num_envs), self.num_workers)
-        ]
-        try:
-            self._payloads = [
-                cloudpickle.dumps(([env_fns[i] for i in r], autoreset)) for r in self._slices
-            ]
-        except Exception as error:
-            raise TypeError(
-                f"env_fns must be picklable to reach the Ray actors: {error}"
-            ) from error
+        self._slices = split_ranks(num_envs, self.num_workers)
+        self._payloads = [dumps_slice([env_fns[i] for i in r], autoreset) for r in self._slices]
         self._actor_class = ray.remote(_SliceActor).options(
             num_cpus=num_cpus, scheduling_strategy=scheduling_strategy
         )
@@ -122,7 +120,9 @@ class RayVecEnv(VecEnv):
     def _reset_subenvs(
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
     ) -> VecResetResult:
-        return self._reset_result(self._request("reset", self._reset_data(seeds, options)))
+        result = self._reset_result(self._request("reset", self._reset_data(seeds, options)))
+        self._note_seeds(seeds)
+        return result
 
     def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
         return self._step_result(self._request("step", self._step_data(actions)))
@@ -131,7 +131,9 @@ class RayVecEnv(VecEnv):
         self, seeds: list[int | None], options: list[dict[str, Any] | None]
     ) -> VecResetResult:
         data = self._reset_data(seeds, options)
-        return self._reset_result(await self._async_request("reset", data))
+        result = self._reset_result(await self._async_request("reset", data))
+        self._note_seeds(seeds)
+        return result
 
     async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
         return self._step_result(await self._async_request("step", self._step_data(actions)))
@@ -185,7 +187,8 @@ class RayVecEnv(VecEnv):
         if isinstance(retry, tuple):
             return retry
         try:
-            return _healed(command, ray.get(retry))
+            healed: tuple[str, Any] = ray.get(retry)
+            return healed
         except RayActorError as error:
             self._died(worker, error)
             return _DIED
@@ -200,7 +203,8 @@ class RayVecEnv(VecEnv):
         if isinstance(retry, tuple):
             return retry
         try:
-            return _healed(command, await retry)
+            healed: tuple[str, Any] = await retry
+            return healed
         except RayActorError as error:
             self._died(worker, error)
             return _DIED
@@ -209,7 +213,7 @@ class RayVecEnv(VecEnv):
         self, worker: int, error: RayActorError, command: str, part: Any
     ) -> tuple[str, Any] | ray.ObjectRef:
         """What stands for the reply of dead actor ``worker``: the ref of its replacement's
-        reply (a reset of the slice, for a step), or a final reply when ``restart`` does not
+        reply (its "heal", for a step), or a final reply when ``restart`` does not
         allow a replacement (then the VecEnv is broken) or none is needed (at close)."""
         if self._restart is None:
             self._died(worker, error)
@@ -227,8 +231,7 @@ class RayVecEnv(VecEnv):
         ray.kill(self._actors[worker])  # an actor only out of reach may still be running
         self._actors[worker] = actor = self._start_actor(worker)
         if command == "step":
-            size = len(self._slices[worker])
-            return actor.run.remote("reset", ([None] * size, [None] * size))
+            return actor.run.remote("heal", self._restart.seeds(self._slices[worker]))
         return actor.run.remote(command, part)
 
     def _start_actor(self, worker: int) -> Any:
@@ -250,8 +253,12 @@ class RayVecEnv(VecEnv):
             raise self._broken
         for status, value in replies:
             if status == "error":
-                raise _worker_error(value)
+                raise error_from_report(value)
         return [value for _, value in replies]
+
+    def _note_seeds(self, seeds: list[int | None]) -> None:
+        if self._restart is not None:
+            self._restart.note_reset(seeds)
 
     def _kill_actors(self) -> None:
         for actor in self._actors:
@@ -264,7 +271,7 @@ class RayVecEnv(VecEnv):
     def _step_data(self, actions: list[Any]) -> list[Any]:
         """Each actor's actions: a slice of one array when they stack into one (far cheaper to
         send than thousands of rows), else a slice of the list."""
-        batch = _as_array_batch(actions)
+        batch = as_array_batch(actions)
         return self._split(actions if batch is None else batch)
 
     def _reset_data(
@@ -272,232 +279,78 @@ class RayVecEnv(VecEnv):
     ) -> list[tuple[list[int | None], list[dict[str, Any] | None]]]:
         return list(zip(self._split(seeds), self._split(options), strict=True))
 
-    def _reset_result(self, replies: list[VecResetResult]) -> VecResetResult:
+    def _reset_result(self, replies: list[tuple[Any, Any]]) -> VecResetResult:
+        """The batch from each actor's ``(observations, infos)``."""
         return VecResetResult(
-            _join([reply.observations for reply in replies]),
-            _join_infos([r.infos for r in replies]),
+            join_batches(self.observation_space, [reply[0] for reply in replies]),
+            join_infos([reply[1] for reply in replies]),
         )
 
-    def _step_result(self, replies: list[VecStepResult]) -> VecStepResult:
+    def _step_result(self, replies: list[tuple[Any, Any, Any]]) -> VecStepResult:
+        """The batch from each actor's ``(observations, flags, infos)``."""
+        rewards, terminated, truncated = (
+            np.concatenate(parts) for parts in zip(*(reply[1] for reply in replies), strict=True)
+        )
         return VecStepResult(
-            _join([reply.observations for reply in replies]),
-            np.concatenate([reply.rewards for reply in replies]).astype(np.float64, copy=False),
-            np.concatenate([reply.terminated for reply in replies]).astype(bool, copy=False),
-            np.concatenate([reply.truncated for reply in replies]).astype(bool, copy=False),
-            _join_infos([reply.infos for reply in replies]),
+            join_batches(self.observation_space, [reply[0] for reply in replies]),
+            rewards.astype(np.float64, copy=False),
+            terminated.astype(bool, copy=False),
+            truncated.astype(bool, copy=False),
+            join_infos([reply[2] for reply in replies]),
         )
 
 
 class _SliceActor:
-    """What runs in one Ray actor: a slice of sub-envs, as an EnvGroup or one native env.
+    """What runs in one Ray actor: the SliceServer of its slice (as in a ProcVecEnv worker).
 
-    Every command replies ``("ok", value)`` or ``("error", (rank, exc_type, message,
-    traceback))``, so a sub-env's exception leaves the actor alive and names the sub-env.
+    A slice that fails to build is reported by the first command.
     """
 
     def __init__(self, payload: bytes, first_rank: int) -> None:
-        self.group = EnvGroup(first_rank)
-        self.native: VecEnv | None = None
-        self.failure: tuple[int, str, str, str] | None = None
+        self.server = SliceServer(first_rank)
+        self.failure: ErrorReport | None = None
         try:
-            env_fns, autoreset = cloudpickle.loads(payload)
-            self.native = _native_slice(env_fns, autoreset)
-            if self.native is None:
-                self.group.build(env_fns, autoreset)
-        except BaseException as error:  # reported by the first command
-            self.failure = self._describe(error)
+            self.server.build(payload)
+        except BaseException as error:
+            self.failure = self.server.describe(error)
 
     def run(self, command: str, data: Any) -> tuple[str, Any]:
+        """The server's ``("ok", value)`` or ``("error", report)``."""
         if self.failure is not None:
             return "error", self.failure
-        self.group.rank = self.group.first_rank
-        try:
-            return "ok", getattr(self, "_" + command)(data)
-        except BaseException as error:  # reported, the actor stays alive
-            return "error", self._describe(error)
-
-    def _describe(self, error: BaseException) -> tuple[int, str, str, str]:
-        remote = "".join(traceback.format_exception(error))
-        return self.group.rank, type(error).__name__, str(error), remote
-
-    @property
-    def _space(self) -> Space[Any]:
-        if self.native is not None:
-            return self.native.single_observation_space
-        return self.group.envs[0].observation_space
-
-    def _spaces(self, _: None) -> list[tuple[Space[Any], Space[Any]]]:
-        if self.native is not None:
-            pair = (self.native.single_observation_space, self.native.single_action_space)
-            return [pair] * self.native.num_envs
-        return self.group.spaces
-
-    def _reset(self, data: tuple[list[int | None], list[dict[str, Any] | None]]) -> VecResetResult:
-        seeds, options = data
-        if self.native is not None:
-            seed = None if any(s is None for s in seeds) else seeds
-            result = self.native.reset(seed=seed, options=options)
-            return result._replace(infos=_shippable(result.infos))
-        observations, infos = zip(*self.group.reset(seeds, options), strict=True)
-        return VecResetResult(concatenate(self._space, observations), list(infos))
-
-    def _step(self, actions: list[Any]) -> VecStepResult:
-        if self.native is not None:
-            result = self.native.step(actions)
-            return result._replace(infos=_shippable(result.infos))
-        observations, rewards, terminated, truncated, infos = zip(
-            *self.group.step(actions), strict=True
-        )
-        return VecStepResult(
-            concatenate(self._space, observations),
-            np.array(rewards, dtype=np.float64),
-            np.array(terminated, dtype=bool),
-            np.array(truncated, dtype=bool),
-            list(infos),
-        )
-
-    def _get_attr(self, name: str) -> list[Any]:
-        if self.native is not None:
-            return self.native.get_attr(name)
-        return self.group.get_attr(name)
-
-    def _set_attr(self, data: tuple[str, list[Any]]) -> None:
-        name, values = data
-        if self.native is not None:
-            self.native.set_attr(name, values)
-        else:
-            self.group.set_attr(name, values)
-
-    def _call(self, data: tuple[str, tuple[Any, ...], dict[str, Any]]) -> list[Any]:
-        name, args, kwargs = data
-        if self.native is not None:
-            return self.native.call(name, *args, **kwargs)
-        return self.group.call(name, args, kwargs)
-
-    def _close(self, _: None) -> None:
-        if self.native is not None:
-            self.native.close()
-            return
-        error = self.group.close()
-        if error is not None:
-            raise error
+        if command == "close":
+            report = self.server.close()
+            return ("ok", None) if report is None else ("error", report)
+        return self.server.run(command, data)
 
 
 _DIED = ("died", None)  # the reply of an actor found dead
 
 
-def _healed(command: str, reply: tuple[str, Any]) -> tuple[str, Any]:
-    """A new actor's reply in place of a dead one's: for a step, its slice's reset turned into
-    a step result (reward 0, truncated, ``info["worker_restarted"] = True``)."""
-    status, value = reply
-    if command != "step" or status != "ok":
-        return reply
-    size = len(value.infos)
-    infos = [{**info, "worker_restarted": True} for info in value.infos]
-    flags = np.zeros(size), np.zeros(size, dtype=bool), np.ones(size, dtype=bool)
-    return "ok", VecStepResult(value.observations, *flags, infos)
-
-
-def _native_slice(env_fns: list[Any], autoreset: AutoresetMode) -> VecEnv | None:
-    """One native env standing for the slice, when every factory is make_vec's for the same
-    env (same kwargs, no wrappers) and that env has a native version; else None."""
-    from sekai.vector.making import _SubEnvFactory, make_vec
-
-    first = env_fns[0]
-    if not (
-        isinstance(first, _SubEnvFactory)
-        and first.env_spec.vector_entry_point is not None
-        and not first.wrappers
-        and all(
-            isinstance(fn, _SubEnvFactory)
-            and fn.env_spec == first.env_spec
-            and not fn.wrappers
-            and fn.kwargs == first.kwargs
-            for fn in env_fns
-        )
-    ):
-        return None
-    return make_vec(
-        first.env_spec,
-        len(env_fns),
-        vectorization_mode="native",
-        vector_kwargs={"autoreset": autoreset},
-        **first.kwargs,
-    )
-
-
 def _connect(address: str | None) -> None:
-    """Join the user's Ray: this process's runtime, the cluster at ``address`` or a running
-    local one; start a local Ray only when none runs. Logs which it did."""
+    """Join the user's Ray: this process's runtime, or the cluster at ``address`` (else at
+    ``RAY_ADDRESS``); otherwise start a local Ray of this process's own, never joining a cluster
+    that happens to run on the host (another user's, on a shared machine). Logs which it did."""
     if ray.is_initialized():
         _log.info("RayVecEnv uses the Ray runtime this process has joined")
         return
+    address = address or os.environ.get("RAY_ADDRESS") or None
     if address is not None:
         ray.init(address=address)
         _log.info("RayVecEnv connected to the Ray cluster at %s", address)
         return
-    try:
-        ray.init(address="auto")
-        _log.info(
-            "RayVecEnv connected to the running Ray cluster at %s",
-            ray.get_runtime_context().gcs_address,
-        )
-    except ConnectionError:
-        ray.init(include_dashboard=False)
-        _log.info("RayVecEnv found no running Ray cluster and started a local one")
+    ray.init(address="local", include_dashboard=False)
+    _log.info("RayVecEnv started a local Ray (no address= given and RAY_ADDRESS is not set)")
 
 
 def _num_workers(num_workers: int | None, num_envs: int, num_cpus: float) -> int:
     """``num_workers`` checked as ProcVecEnv does; None: as many actors as the cluster's CPUs
     hold at ``num_cpus`` each (at most one per sub-env), so that none waits for a CPU."""
     if num_workers is not None:
-        return _check_num_workers(num_workers, num_envs)
+        return check_num_workers(num_workers, num_envs)
     if not num_cpus:
         return num_envs
     return max(1, min(num_envs, int(ray.cluster_resources().get("CPU", 1) // num_cpus)))
-
-
-def _join(batches: list[Any]) -> Any:
-    """The actors' observation batches as one batch, part by part for Dict and Tuple spaces."""
-    first = batches[0]
-    if isinstance(first, dict):
-        return {key: _join([batch[key] for batch in batches]) for key in first}
-    if isinstance(first, tuple):
-        return tuple(_join(list(parts)) for parts in zip(*batches, strict=True))
-    if isinstance(first, np.ndarray):
-        return np.concatenate(batches)
-    return [item for batch in batches for item in batch]
-
-
-def _join_infos(parts: list[Sequence[dict[str, Any]]]) -> Sequence[dict[str, Any]]:
-    """The actors' infos as one sequence: built on access if any actor's are (a native slice's)."""
-    if not any(isinstance(part, _LazyInfos) for part in parts):
-        return _flat(parts)
-    ends = np.cumsum([len(part) for part in parts])
-
-    def build(i: int) -> dict[str, Any]:
-        actor = int(np.searchsorted(ends, i, side="right"))
-        return parts[actor][i - (int(ends[actor - 1]) if actor else 0)]
-
-    return _LazyInfos(int(ends[-1]), build)
-
-
-def _shippable(infos: Sequence[dict[str, Any]]) -> Any:
-    """A native env's lazy infos, to travel as the arrays they are built from, not as dicts."""
-    if isinstance(infos, _LazyInfos):
-        return _ShippedInfos(len(infos), infos._build)
-    return list(infos)
-
-
-class _ShippedInfos:
-    """Unpickles as the _LazyInfos it stands for; its builder travels by value (cloudpickle)."""
-
-    def __init__(self, num_envs: int, build: Callable[[int], dict[str, Any]]) -> None:
-        self.num_envs = num_envs
-        self.build = build
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return _LazyInfos, (self.num_envs, self.build)
 
 
 def _flat(parts: list[Any]) -> list[Any]:
