@@ -46,7 +46,9 @@ def test_a_short_held_for_a_year_pays_the_borrow_rate_and_earns_on_its_cash():
     assert sum(step.info["financing"] for step in steps) == pytest.approx(cash - 2.0, rel=1e-12)
 
 
-@pytest.mark.parametrize("mode", ["single", "native"])
+@pytest.mark.parametrize(
+    "mode", ["single", pytest.param("native", marks=pytest.mark.needs("sekai-vector"))]
+)
 def test_without_cash_interest_a_short_held_for_a_year_loses_exactly_the_borrow_rate(mode):
     kwargs = {
         "prices": FLAT,
@@ -93,6 +95,7 @@ def test_borrow_interest_is_charged_every_short_period_even_when_the_position_ch
     assert steps[-1].info["equity"] == pytest.approx(first * (1 - 10 * b), rel=1e-13)
 
 
+@pytest.mark.needs("sekai-vector")
 @pytest.mark.parametrize(
     ("weights", "factor"),
     [
@@ -183,6 +186,7 @@ def test_portfolio_wealth_changes_by_the_mark_less_cost_plus_financing_exactly()
     assert paid > 100
 
 
+@pytest.mark.needs("sekai-vector")
 @pytest.mark.parametrize("execution", ["close", "next_open"])
 def test_native_and_single_agree_exactly_with_financing(googl, execution):
     kwargs = {
