@@ -16,6 +16,7 @@ import numpy as np
 from sekai.core import Env, ResetResult, StepResult
 from sekai.envs.finance._parameters import ReadOnly
 from sekai.envs.finance._pictures import EpisodeTrace, Picture
+from sekai.finance._actions import check_box_actions
 
 InfoArrays = dict[str, Any]
 
@@ -104,12 +105,7 @@ class FinanceEnv(Env[np.ndarray, Any]):
         return self._last
 
     def step(self, action: Any) -> StepResult:
-        shape = self.action_space.shape
-        if shape is not None and np.shape(action) != shape:  # a single env's shapes, not (1, ...)
-            raise ValueError(
-                f"{type(self).__name__} takes one action of shape {shape} ({self.action_space}), "
-                f"got shape {np.shape(action)}"
-            )
+        self._check_shape(action)
         rewards, terminated, truncated, infos = self._model.step(np.asarray([action]), self.rng)
         result = StepResult(
             self._model.observe()[0],
@@ -118,11 +114,43 @@ class FinanceEnv(Env[np.ndarray, Any]):
             bool(truncated[0]),
             _row(infos),
         )
+        return self._finish_step(result)
+
+    def _check_shape(self, action: Any) -> None:
+        """ValueError unless ``action`` has the action space's shape (a single env's, not
+        ``(1, ...)``)."""
+        shape = self.action_space.shape
+        if shape is not None and np.shape(action) != shape:
+            raise ValueError(
+                f"{type(self).__name__} takes one action of shape {shape} ({self.action_space}), "
+                f"got shape {np.shape(action)}"
+            )
+
+    def _finish_step(self, result: StepResult) -> StepResult:
+        """Keep ``result`` for ``render`` and record it in the episode's picture."""
         self._last = result
         if self._trace is not None:
             self._trace.record(self._state)
             self._show_frame()
         return result
+
+    def _box_values(self, action: Any, low: float, high: float, what: str) -> list[float]:
+        """A continuous action as Python floats, for the scalar fast paths: a float array of
+        the action space's shape within ``[low, high]`` is read at once; anything else goes
+        through the array model's checks (``_check_shape`` and ``check_box_actions``), so bad
+        input gets the same errors."""
+        if type(action) is np.ndarray and action.shape == self.action_space.shape:
+            values: list[float] = action.tolist()
+            for value in values:
+                if not low <= value <= high:  # NaN too
+                    break
+            else:
+                if action.dtype.kind == "f":
+                    return values
+        self._check_shape(action)
+        shape = (1, *np.shape(action))
+        checked = check_box_actions(np.asarray([action]), low, high, shape, what)
+        return checked[0].tolist()  # type: ignore[no-any-return]
 
     def _state(self, name: str) -> Any:
         return getattr(self, name)
