@@ -39,7 +39,7 @@ def assert_fast_path_agrees(env_class, actions, state, **kwargs):
     array._model = array._make_model(1)
     assert type(fast._model) is not type(array._model)
     first, second = fast.reset(seed=0), array.reset(seed=0)
-    assert first.info == second.info
+    _assert_same_info(first.info, second.info)
     np.testing.assert_array_equal(first.observation, second.observation)
     ended = 0
     for action in actions:
@@ -51,15 +51,23 @@ def assert_fast_path_agrees(env_class, actions, state, **kwargs):
             other.terminated,
             other.truncated,
         )
-        assert one.info == other.info
-        assert [type(value) for value in one.info.values()] == [
-            type(value) for value in other.info.values()
-        ]
+        _assert_same_info(one.info, other.info)
         for name in state:
             np.testing.assert_array_equal(getattr(fast, name), getattr(array, name))
         if one.done:
             ended += 1
             first, second = fast.reset(seed=ended), array.reset(seed=ended)
-            assert first.info == second.info
+            _assert_same_info(first.info, second.info)
             np.testing.assert_array_equal(first.observation, second.observation)
     return ended
+
+
+def _assert_same_info(one, other):
+    """Two infos with the same keys in the same order, values of the same types, equal
+    (arrays element by element)."""
+    assert list(one) == list(other)
+    for key, value in one.items():
+        assert type(value) is type(other[key]), key
+        np.testing.assert_array_equal(value, other[key], err_msg=key)
+        if isinstance(value, np.ndarray):
+            assert value.dtype == other[key].dtype, key
