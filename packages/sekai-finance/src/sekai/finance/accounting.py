@@ -164,20 +164,18 @@ def size_weights(
     a test proves they agree). ``cost_of`` is a cost model's ``cost_of_values``. Returns
     ``(target holdings, cost, traded values)``."""
     tolerance = _TOLERANCE * equity
+    pairs = list(zip(weights, holdings, strict=True))
     previous_net = equity
-    previous_f = cost_of(
-        [abs(weight * previous_net - held) for weight, held in zip(weights, holdings, strict=True)]
-    )
+    previous_f = cost_of([abs(weight * previous_net - held) for weight, held in pairs])
     net = equity - previous_f
     for _ in range(_MAX_ROUNDS):
-        target = [weight * net for weight in weights]
-        traded = [abs(value - held) for value, held in zip(target, holdings, strict=True)]
+        traded = [abs(weight * net - held) for weight, held in pairs]  # |target - holdings|
         cost = cost_of(traded)
         f = net + cost - equity
         if abs(f) <= tolerance:
             if not 0.0 <= cost < math.inf:
                 check_costs(np.array([cost]), 1)
-            return target, cost, traded
+            return [weight * net for weight in weights], cost, traded
         step = net - previous_net
         slope = (f - previous_f) / step if step != 0.0 else 1.0
         previous_net, previous_f = net, f

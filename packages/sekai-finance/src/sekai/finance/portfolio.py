@@ -205,17 +205,24 @@ class _SimulatedReturns:
         self.n_assets: int = params.n_assets
         self._correlation: Any = None
         self._cholesky = np.eye(self.n_assets)
+        self._terms: tuple[Any, ...] = ()  # the (mu, sigma, dt) objects drift and scale are of
+        self._drift: Any = 0.0
+        self._scale: Any = 1.0
 
     def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
         """Log returns, shape ``size + (n_assets,)``."""
         params = self.params
         if params.correlation is not self._correlation:
             self._correlation = params.correlation
-            self._cholesky = np.linalg.cholesky(params._correlation_matrix)
-        dt = params.dt
-        sigma = params.sigma
-        shocks = rng.standard_normal((*size, self.n_assets)) @ self._cholesky.T
-        return (params.mu - 0.5 * sigma * sigma) * dt + (sigma * np.sqrt(dt)) * shocks
+            self._cholesky = np.linalg.cholesky(params._correlation_matrix).T
+        mu, sigma, dt = params.mu, params.sigma, params.dt
+        terms = self._terms
+        if not terms or terms[0] is not mu or terms[1] is not sigma or terms[2] is not dt:
+            self._terms = (mu, sigma, dt)
+            self._drift = (mu - 0.5 * sigma * sigma) * dt
+            self._scale = sigma * np.sqrt(dt)
+        shocks = rng.standard_normal((*size, self.n_assets)) @ self._cholesky
+        return self._drift + self._scale * shocks
 
 
 class PortfolioModelOne:
@@ -248,7 +255,8 @@ class PortfolioModelOne:
         self.shares = [0.0] * n_assets
         self._price = [1.0] * n_assets
         self._weights = [0.0] * n_assets + [1.0]
-        self.ring = np.zeros((lookback, n_assets), dtype=np.float32)
+        # simulated returns as observed (float32), twice over: the window is one slice
+        self.ring = np.zeros((2 * lookback, n_assets), dtype=np.float32)
         self.head = 0
         self._returns_of = _SimulatedReturns(params)
         self._cost_model: Any = None
@@ -279,7 +287,9 @@ class PortfolioModelOne:
                 check_options(options[0], lookback, lookback)  # only start=lookback is valid
             start = lookback
             order = (self.head + np.arange(lookback)) % lookback
-            self.ring[order] = self._returns_of.draw(rng, (1, lookback))[0]
+            warmup = self._returns_of.draw(rng, (1, lookback))[0]
+            self.ring[order] = warmup
+            self.ring[order + lookback] = warmup
             self._price = [1.0] * self.n_assets
         else:
             last = len(self.history) - 1 - length
@@ -308,9 +318,7 @@ class PortfolioModelOne:
         observation = np.empty(self._observation_size, dtype=np.float32)
         width = self._window_width
         if self.rows is None:  # the ring, oldest first from head
-            split = (self.lookback - self.head) * self.n_assets
-            observation[:split] = self.ring[self.head :].ravel()
-            observation[split:width] = self.ring[: self.head].ravel()
+            observation[:width] = self.ring[self.head : self.head + self.lookback].ravel()
         else:
             timestamp = self.timestamp
             observation[:width] = self.rows[timestamp - self.lookback + 1 : timestamp + 1].ravel()
@@ -359,8 +367,9 @@ class PortfolioModelOne:
         cash -= sequential_sum([t - h for t, h in zip(target, holdings, strict=True)]) + cost
         shares = [t / p for t, p in zip(target, prices, strict=True)]
         per_year = params.periods_per_year
+        # np.maximum(-(shares * prices), 0.0), signed zeros and NaN included
         short_value = sequential_sum(
-            [_negative_part(s * p) for s, p in zip(shares, prices, strict=True)]
+            [0.0 if (v := -(s * p)) < 0.0 else v for s, p in zip(shares, prices, strict=True)]
         )
         interest = financing(
             cash, short_value, params.cash_rate / per_year, params.borrow_rate / per_year
@@ -369,9 +378,9 @@ class PortfolioModelOne:
         timestamp = self.timestamp + 1
         if self.history is None:
             returns = self._returns_of.draw(rng, (1,))
-            self.ring[self.head] = returns[0]
+            self.ring[self.head :: self.lookback] = returns  # both copies of the slot
             self.head = (self.head + 1) % self.lookback
-            growth = np.exp(returns[0]).tolist()
+            growth = np.exp(returns).tolist()[0]
             price = [p * g for p, g in zip(self._price, growth, strict=True)]
         else:
             price = self.history[timestamp].tolist()
@@ -399,12 +408,6 @@ class PortfolioModelOne:
         if terminated or truncated:
             info.update(self.metrics.summary(per_year))
         return step_result((self._observation(), reward, terminated, truncated, info))
-
-
-def _negative_part(value: float) -> float:
-    """``np.maximum(-value, 0.0)``, signed zeros and NaN included."""
-    value = -value
-    return 0.0 if value < 0.0 else value
 
 
 def _cost_of_values(cost_model: Callable[[np.ndarray], np.ndarray], values: list[float]) -> float:

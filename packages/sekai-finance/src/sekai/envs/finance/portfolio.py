@@ -221,7 +221,10 @@ class PortfolioEnv(HistoryEnv):
                 f"{name} must be a finite number{bound} or {self._n_assets} of them (one per "
                 f"asset), got {value!r}"
             )
-        return float(array) if array.ndim == 0 else array
+        if array.ndim == 0:
+            return float(array)
+        array.flags.writeable = False  # replaced, never changed in place: the model caches it
+        return array
 
     def _make_model(self, num_envs: int) -> MarketModel:
         return PortfolioModel(self, num_envs)
