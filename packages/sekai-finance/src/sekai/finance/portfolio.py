@@ -260,7 +260,7 @@ class PortfolioModelOne:
         self.head = 0
         self._returns_of = _SimulatedReturns(params)
         self._cost_model: Any = None
-        self._cost_of: Callable[[list[float]], float] = _cost_of_values
+        self._cost_of: Callable[[list[float]], float] = sequential_sum  # set on the first step
         width = lookback * (n_assets if self.rows is None else self.rows.shape[1])
         self._window_width = width
         self._observation_size = width + n_assets + 1

@@ -9,7 +9,7 @@ there) every step. This module must not import sekai.vector: sekai-finance works
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 import numpy as np
 
@@ -19,6 +19,24 @@ from sekai.envs.finance._pictures import EpisodeTrace, Picture
 from sekai.finance._actions import check_box_actions
 
 InfoArrays = dict[str, Any]
+
+
+class OneEnvModel(Protocol):
+    """What a single env's model provides: the array model with ``N = 1``, or a scalar form
+    of it whose env steps it by its own ``step_one``."""
+
+    def reset(
+        self,
+        indices: np.ndarray,
+        options: list[dict[str, Any] | None],
+        rng: np.random.Generator,
+    ) -> InfoArrays:
+        """Start an episode; return its info arrays (leading axis 1)."""
+        ...
+
+    def observe(self) -> np.ndarray:
+        """The observation, a new array with a leading axis of 1."""
+        ...
 
 
 class MarketModel(Protocol):
@@ -86,7 +104,7 @@ class FinanceEnv(Env[np.ndarray, Any]):
         """The market model for ``num_envs`` envs, reading its parameters from ``self``."""
         raise NotImplementedError
 
-    def _make_one_model(self) -> MarketModel:
+    def _make_one_model(self) -> OneEnvModel:
         """The model this single env drives: the array model with ``num_envs=1``. A subclass
         may return a scalar form of it instead, with a test proving they agree exactly."""
         return self._make_model(1)
@@ -106,9 +124,10 @@ class FinanceEnv(Env[np.ndarray, Any]):
 
     def step(self, action: Any) -> StepResult:
         self._check_shape(action)
-        rewards, terminated, truncated, infos = self._model.step(np.asarray([action]), self.rng)
+        model = cast(MarketModel, self._model)  # a subclass with a scalar form steps it itself
+        rewards, terminated, truncated, infos = model.step(np.asarray([action]), self.rng)
         result = StepResult(
-            self._model.observe()[0],
+            model.observe()[0],
             float(rewards[0]),
             bool(terminated[0]),
             bool(truncated[0]),

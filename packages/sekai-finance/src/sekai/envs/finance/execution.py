@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -128,5 +128,5 @@ class OptimalExecutionEnv(FinanceEnv):
     def step(self, action: Any) -> StepResult:
         """The scalar fast path of ``ExecutionModelOne``."""
         (fraction,) = self._box_values(action, 0.0, 1.0, "fractions of the remaining shares")
-        model: ExecutionModelOne = self._model  # type: ignore[assignment]
+        model = cast(ExecutionModelOne, self._model)
         return self._finish_step(model.step_one(fraction, self.rng))

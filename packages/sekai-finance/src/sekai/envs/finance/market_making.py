@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -128,7 +128,7 @@ class MarketMakingEnv(FinanceEnv):
     def step(self, action: Any) -> StepResult:
         """The scalar fast path of ``MarketMakingModelOne``."""
         depths = self._box_values(action, 0.0, self._max_depth, "[bid_depth, ask_depth] quotes")
-        model: MarketMakingModelOne = self._model  # type: ignore[assignment]
+        model = cast(MarketMakingModelOne, self._model)
         return self._finish_step(model.step_one(depths, self.rng))
 
 

@@ -16,7 +16,7 @@ from sekai.envs.finance._parameters import (
     check_int,
 )
 from sekai.envs.finance._pictures import Picture
-from sekai.envs.finance._single import MarketModel
+from sekai.envs.finance._single import MarketModel, OneEnvModel
 from sekai.finance._scalar import EXACT_SUM_LENGTH
 from sekai.finance.costs import CostModel
 from sekai.finance.data import read_panel
@@ -229,7 +229,7 @@ class PortfolioEnv(HistoryEnv):
     def _make_model(self, num_envs: int) -> MarketModel:
         return PortfolioModel(self, num_envs)
 
-    def _make_one_model(self) -> MarketModel:
+    def _make_one_model(self) -> OneEnvModel:
         if self._n_assets + 1 > EXACT_SUM_LENGTH:
             return self._make_model(1)
         return PortfolioModelOne(self)
