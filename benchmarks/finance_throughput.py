@@ -12,10 +12,17 @@
 (d) Memory: TradingVecEnv with 16,384 sub-envs on one million bars, stepped 1,000 times: the RSS
     added beyond the history (target: under 100 MB).
 (e) Single envs: Trading-v0 against gym-trading-env's TradingEnv and gym-anytrading's stocks-v0
-    on the same prices (GOOGL daily closes) and window (30 bars) (targets: >= 3x and >= 1x), and
-    single Portfolio-v0. The other libraries are benchmark-only installs, never dependencies:
+    on the same prices (GOOGL daily closes) and window (30 bars) (targets: >= 3x and >= 1x).
+    The other libraries are benchmark-only installs, never dependencies:
     uv venv /tmp/bench && uv pip install --python /tmp/bench -e packages/sekai-core \\
         -e packages/sekai-vector -e packages/sekai-finance gym-anytrading gym-trading-env
+(f) Every finance single env (as ``sekai.make`` gives it) against gymnasium's CartPole-v1 (as
+    ``gymnasium.make`` gives it) in one race (target: Portfolio-v0, MarketMaking-v0 and
+    OptimalExecution-v0 each >= 0.4x CartPole).
+(g) The ratios native / sync at 16 sub-envs of (a) in one table (target: every env >= 1.5x).
+
+The load average (``os.getloadavg()``) is printed with every section: the machine may be shared,
+and a ratio measured under load says less. ``--only ag`` runs only sections a and g (and so on).
 
 Random actions are drawn before timing. Within each comparison the backends take turns, one
 ``--seconds`` slice each per round, and each reports its best round in env steps per second
@@ -27,6 +34,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,10 +47,17 @@ from sekai.registration import load_entry_point
 
 TARGETS_AT_1024 = {"Portfolio-v0": 50.0}
 DEFAULT_TARGET_AT_1024 = 30.0
+TARGET_AT_16 = 1.5
+SINGLE_TARGETS = {"Portfolio-v0": 0.4, "MarketMaking-v0": 0.4, "OptimalExecution-v0": 0.4}
+
+
+def load() -> str:
+    """The load averages over 1, 5 and 15 minutes, for the output."""
+    return "load average {:.2f}, {:.2f}, {:.2f}".format(*os.getloadavg())
 
 
 def _print(title: str, best: dict[str, float], reference: str) -> None:
-    print(title)
+    print(f"{title}  [{load()}]")
     print(f"  {'backend':<46} {'steps/s':>12} {'ratio':>8}")
     for name, steps_per_second in best.items():
         ratio = steps_per_second / best[reference]
@@ -283,17 +298,49 @@ def singles(seconds: float, rounds: int) -> None:
             print(f"  sekai Trading-v0 / {name}: {ours / best[name]:.2f}x (target >= {target}x)")
     for name in missing:
         print(f"  ({name} not run: not installed here)")
-    with sekai.make("Portfolio-v0") as env:
+
+
+# -- (f) single envs against gymnasium's CartPole ------------------------------------------------
+@contextlib.contextmanager
+def own_actions(make: Any, count: int) -> Iterator[Step]:
+    """A single env stepped through ``count`` actions of its own space, drawn before timing,
+    whatever batch race() hands it (only its length counts); resets at episode ends."""
+    with contextlib.closing(make()) as env:
+        env.reset(seed=0)
         space = env.action_space
         space.seed(0)
-        portfolio_actions = np.array([[space.sample() for _ in range(100)] for _ in range(20)])
-    best = race(
-        {"sekai Portfolio-v0": sekai_single("Portfolio-v0")}, portfolio_actions, seconds, rounds
-    )
-    print(
-        f"  single Portfolio-v0: {best['sekai Portfolio-v0']:,.0f} steps/s "
-        "(the spec: about 34,000 on its 8-core machine)\n"
-    )
+        actions = [space.sample() for _ in range(count)]
+        cursor = 0
+
+        def step(batch: np.ndarray) -> None:
+            nonlocal cursor
+            env_step, reset = env.step, env.reset
+            for k in range(cursor, cursor + len(batch)):
+                result = env_step(actions[k % count])
+                if result[2] or result[3]:
+                    reset()
+            cursor = (cursor + len(batch)) % count
+
+        yield step
+
+
+def singles_against_cartpole(ids: list[str], seconds: float, rounds: int) -> None:
+    try:
+        import gymnasium
+    except ImportError:
+        print("(f) not run: gymnasium is not installed here\n")
+        return
+    backends: dict[str, contextlib.AbstractContextManager[Step]] = {
+        "gymnasium CartPole-v1": own_actions(lambda: gymnasium.make("CartPole-v1"), 1000)
+    }
+    for env_id in ids:
+        backends[f"sekai {env_id}"] = own_actions(lambda env_id=env_id: sekai.make(env_id), 1000)
+    best = race(backends, np.zeros((20, 100)), seconds, rounds)
+    _print("(f) single envs against gymnasium's CartPole-v1", best, "gymnasium CartPole-v1")
+    for env_id, target in SINGLE_TARGETS.items():
+        ratio = best[f"sekai {env_id}"] / best["gymnasium CartPole-v1"]
+        print(f"  {env_id} / CartPole-v1: {ratio:.2f}x (target >= {target}x)")
+    print()
 
 
 def main() -> None:
@@ -301,12 +348,18 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="1 round, no 16,384 sub-envs")
+    parser.add_argument("--only", default="abcdefg", help="the sections to run, e.g. fg")
     args = parser.parse_args()
     rounds = 1 if args.quick else args.rounds
     ids = native_ids()
+    print(f"finance_throughput.py, {load()}\n")
 
-    for env_id in ids:
+    at_16: dict[str, float] = {}
+    load_at_16 = load()
+    for env_id in ids if "a" in args.only or "g" in args.only else []:
         for num_envs, batches in ((16, 100), (1024, 4)):
+            if num_envs == 1024 and "a" not in args.only:
+                continue
             actions = random_actions(env_id, num_envs, batches)
             best = race(
                 {
@@ -317,32 +370,50 @@ def main() -> None:
                 args.seconds,
                 rounds,
             )
-            _print(f"(a) {env_id}, {num_envs} sub-envs", best, "sync")
-        target = TARGETS_AT_1024.get(env_id, DEFAULT_TARGET_AT_1024)
-        print(f"  target at 1024: native >= {target:.0f}x sync\n")
+            if num_envs == 16:
+                at_16[env_id] = best["native"] / best["sync"]
+                load_at_16 = load()  # when (g)'s figures were measured, not printed
+            if "a" in args.only:
+                _print(f"(a) {env_id}, {num_envs} sub-envs", best, "sync")
+        if "a" in args.only:
+            target = TARGETS_AT_1024.get(env_id, DEFAULT_TARGET_AT_1024)
+            print(f"  target at 1024: native >= {target:.0f}x sync\n")
 
-    actions = random_actions("Portfolio-v0", 1024, 50)
-    best = race(
-        {
-            "bare numpy loop": bare_portfolio(1024),
-            "PortfolioVecEnv": vector("Portfolio-v0", 1024, "native"),
-        },
-        actions,
-        args.seconds,
-        rounds,
-    )
-    _print("(b) Portfolio-v0, 1024 sub-envs, array form (target >= 0.6x)", best, "bare numpy loop")
+    if "b" in args.only:
+        actions = random_actions("Portfolio-v0", 1024, 50)
+        best = race(
+            {
+                "bare numpy loop": bare_portfolio(1024),
+                "PortfolioVecEnv": vector("Portfolio-v0", 1024, "native"),
+            },
+            actions,
+            args.seconds,
+            rounds,
+        )
+        _print(
+            "(b) Portfolio-v0, 1024 sub-envs, array form (target >= 0.6x)", best, "bare numpy loop"
+        )
 
-    sizes = [1, 16, 256, 1024, 4096] + ([] if args.quick else [16384])
-    print("(c) native steps/s by number of sub-envs")
-    print(f"  {'env':<24}" + "".join(f"{n:>12,}" for n in sizes))
-    for env_id in ids:
-        rates = scaling(env_id, sizes, args.seconds, rounds)
-        print(f"  {env_id:<24}" + "".join(f"{r:>12,.0f}" for r in rates))
-    print()
+    if "c" in args.only:
+        sizes = [1, 16, 256, 1024, 4096] + ([] if args.quick else [16384])
+        print(f"(c) native steps/s by number of sub-envs  [{load()}]")
+        print(f"  {'env':<24}" + "".join(f"{n:>12,}" for n in sizes))
+        for env_id in ids:
+            rates = scaling(env_id, sizes, args.seconds, rounds)
+            print(f"  {env_id:<24}" + "".join(f"{r:>12,.0f}" for r in rates))
+        print()
 
-    memory(16384, 1_000_000, 1000)
-    singles(args.seconds, rounds)
+    if "d" in args.only:
+        memory(16384, 1_000_000, 1000)
+    if "e" in args.only:
+        singles(args.seconds, rounds)
+    if "f" in args.only:
+        singles_against_cartpole(ids, args.seconds, rounds)
+    if "g" in args.only:
+        print(f"(g) native / sync at 16 sub-envs, from (a)  [{load_at_16}]")
+        for env_id, ratio in at_16.items():
+            print(f"  {env_id:<24} {ratio:>6.2f}x (target >= {TARGET_AT_16}x)")
+        print()
 
 
 if __name__ == "__main__":

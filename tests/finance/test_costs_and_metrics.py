@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from sekai.finance import EpisodeMetrics, HalfSpreadCost, ProportionalCost, SquareRootImpact
+from sekai.finance._scalar import EXACT_SUM_LENGTH, sequential_sum
 from sekai.finance.costs import resolve_costs
 
 traded_values = hnp.arrays(
@@ -71,3 +72,25 @@ def test_final_infos_are_masked_where_no_episode_ended():
     infos = metrics.final_infos(np.array([False, True, False]), 252.0)
     assert np.ma.getmaskarray(infos["episode_return"]).tolist() == [True, False, True]
     assert infos["episode_return"][1] == pytest.approx(np.expm1(-0.1))
+
+
+_finite = st.floats(-1e12, 1e12, allow_nan=False, allow_subnormal=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_finite, min_size=1, max_size=EXACT_SUM_LENGTH))
+def test_sequential_sum_is_numpys_sum_bit_for_bit_up_to_its_length(values):
+    # the scalar fast paths rely on it: numpy sums this few values one after the other
+    assert sequential_sum(values) == np.array([values]).sum(axis=1)[0] == np.sum(values)
+
+
+def test_numpy_sums_longer_rows_otherwise_so_the_fast_paths_stop_there():
+    values = [1.0, 1e16, -1e16, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]  # 9 values: summed pairwise
+    assert sequential_sum(values) != np.sum(values)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(0.0, 1e6, allow_subnormal=False), min_size=1, max_size=6))
+def test_the_cost_models_scalar_forms_give_their_array_costs_exactly(traded):
+    for model in (ProportionalCost(0.0013), HalfSpreadCost(0.0007), SquareRootImpact()):
+        assert model.cost_of_values(traded) == model(np.array([traded]))[0]

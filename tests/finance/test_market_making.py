@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rollouts import run_episode
+from rollouts import assert_fast_path_agrees, run_episode
 
 import sekai
 from sekai.envs.finance.market_making import MarketMakingEnv
@@ -307,3 +307,39 @@ def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():
             vec.set_attr(name, 1)
     assert vec.get_attr("time_remaining") == pytest.approx([0.95] * 4)
     assert len(vec.get_attr("equity")) == 4
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"fill_model": "poisson", "inventory_penalty": 0.5, "max_inventory": 2},
+        {"sigma": 40.0, "depth_decay": 800.0, "episode_length": 7},  # capped exponents, fills
+    ],
+)
+def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(kwargs):
+    rng = np.random.default_rng(3)
+    depths = rng.uniform(0.0, 5.0, size=(600, 2)).astype(np.float32)
+    depths[::7] = 0.0  # quotes at the mid
+    actions = [row if i % 3 else row.tolist() for i, row in enumerate(depths)]  # lists too
+    state = ("price", "position", "cash", "equity", "time_remaining")
+    assert assert_fast_path_agrees(MarketMakingEnv, actions, state, **kwargs) >= 2
+
+
+@pytest.mark.parametrize(
+    "action",
+    [np.array([0.1, 5.5], np.float32), np.array([np.nan, 0.1]), [0.1], np.zeros((1, 2)), [-1, 0]],
+)
+def test_the_fast_path_refuses_bad_quotes_with_the_array_models_errors(action):
+    from sekai.envs.finance._single import FinanceEnv
+
+    fast, array = MarketMakingEnv(), MarketMakingEnv()
+    array._model = array._make_model(1)
+    errors = []
+    for env, step in ((fast, fast.step), (array, lambda a: FinanceEnv.step(array, a))):
+        env.reset(seed=0)
+        with pytest.raises(ValueError) as caught:
+            step(action)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    assert "outside [0.0, 5.0]" in errors[0] or "shape" in errors[0]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rollouts import run_episode
+from rollouts import assert_fast_path_agrees, run_episode
 
 import sekai
 from sekai.envs.finance.execution import OptimalExecutionEnv
@@ -163,3 +163,38 @@ def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():
             vec.set_attr(name, 1)
     assert vec.get_attr("remaining") == pytest.approx([1e6 * 0.9**10] * 4)
     assert vec.get_attr("time_remaining") == pytest.approx([4.0] * 4)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"side": "buy", "risk_aversion": 1e-6, "episode_length": 9},
+        {"half_spread": 0.0, "sigma": 3.0, "permanent_impact": 1e-5, "episode_length": 4},
+    ],
+)
+def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(kwargs):
+    fractions = np.random.default_rng(5).uniform(0.0, 1.0, size=(300, 1)).astype(np.float32)
+    fractions[::5] = 0.0  # no trade: no half spread
+    fractions[::11] = 1.0
+    actions = [row if i % 3 else row.tolist() for i, row in enumerate(fractions)]  # lists too
+    state = ("price", "remaining", "position", "cash", "equity", "time_remaining")
+    assert assert_fast_path_agrees(OptimalExecutionEnv, actions, state, **kwargs) >= 5
+
+
+@pytest.mark.parametrize(
+    "action", [np.array([1.5], np.float32), np.array([np.nan]), [0.1, 0.2], 0.5, [-0.1]]
+)
+def test_the_fast_path_refuses_bad_fractions_with_the_array_models_errors(action):
+    from sekai.envs.finance._single import FinanceEnv
+
+    fast, array = OptimalExecutionEnv(), OptimalExecutionEnv()
+    array._model = array._make_model(1)
+    errors = []
+    for env, step in ((fast, fast.step), (array, lambda a: FinanceEnv.step(array, a))):
+        env.reset(seed=0)
+        with pytest.raises(ValueError) as caught:
+            step(action)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    assert "outside [0.0, 1.0]" in errors[0] or "shape" in errors[0]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rollouts import assert_fast_path_agrees
 
 import sekai
 from sekai.envs.finance.portfolio import PortfolioEnv
@@ -286,3 +287,87 @@ def test_the_box_s_corners_are_all_cash_and_all_in_one_asset():
     assert space.box == sekai.Box(-1.0, 1.0, (3,), dtype=np.float32)
     with pytest.raises(ValueError, match=r"expected actions of 3 values .* got shape \(4,\)"):
         space.from_box(np.zeros(4))
+
+
+def _fee_and_floor(traded_value):
+    """A user's cost model: 10 basis points plus a fixed 0.00001 per step."""
+    return 0.00001 + 0.001 * traded_value.sum(axis=1)
+
+
+def _two_assets(googl, eurusd):
+    momentum = [np.diff(np.log(bars.close[:400]), prepend=0.0) for bars in (googl, eurusd)]
+    return {
+        symbol: {"date": googl.dates[:400], "close": bars.close[:400], "feature_momentum": m}
+        for symbol, bars, m in zip(("GOOGL", "EURUSD"), (googl, eurusd), momentum, strict=True)
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["simulated", "short", "per_asset", "history", "data", "next_open", "user_cost", "impact"],
+)
+def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(googl, eurusd, case):
+    prices = np.column_stack([googl.close[:600], eurusd.close[:600], googl.close[100:700]])
+    kwargs = {
+        "simulated": {},
+        "short": {
+            "allow_short": True,
+            "max_leverage": 2.0,
+            "borrow_rate": 0.05,
+            "cash_rate": 0.02,
+            "transaction_cost": 0.002,
+        },
+        "per_asset": {"n_assets": 3, "mu": [0.1, 0.0, -0.2], "sigma": [0.1, 0.5, 0.9]},
+        "history": {"prices": prices, "episode_length": 120, "cash_rate": 0.03},
+        "data": {"data": _two_assets(googl, eurusd), "features": ["feature_momentum"]},
+        "next_open": {
+            "prices": prices,
+            "opens": prices * np.exp(np.random.default_rng(1).normal(0, 0.003, prices.shape)),
+            "execution": "next_open",
+            "lookback": 4,
+        },
+        "user_cost": {"cost_model": _fee_and_floor, "episode_length": 30},
+        "impact": {"cost_model": SquareRootImpact(daily_volume=3.0), "n_assets": 6},
+    }[case]
+    space = PortfolioEnv(**kwargs).action_space
+    space.seed(2)
+    actions = [space.sample() for _ in range(500)]
+    actions[::4] = [a.astype(np.float64) * 1.000001 for a in actions[::4]]  # sums off by 1e-6
+    actions[1::4] = [a.tolist() for a in actions[1::4]]  # lists go through the array checks
+    state = ("wealth", "weights", "price", "timestamp")
+    assert assert_fast_path_agrees(PortfolioEnv, actions, state, **kwargs) >= 1
+
+
+def test_more_assets_than_numpy_sums_in_order_keep_the_array_model():
+    from sekai.finance.portfolio import PortfolioModel, PortfolioModelOne
+
+    assert type(PortfolioEnv(n_assets=6)._model) is PortfolioModelOne
+    assert type(PortfolioEnv(n_assets=7)._model) is PortfolioModel
+    env = PortfolioEnv(n_assets=7)
+    env.reset(seed=0)
+    assert env.step(np.full(8, 1 / 8)).info["cost"] > 0.0
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        np.array([0.5, 0.5, 0.1, 0.0, 0.0, 0.0], np.float32),
+        np.array([1.5, -0.5, 0.0, 0.0, 0.0, 0.0]),
+        np.array([np.nan, 1.0, 0.0, 0.0, 0.0, 0.0]),
+        [1.0, 0.0],
+        np.ones((1, 6)) / 6,
+    ],
+)
+def test_the_fast_path_refuses_bad_weights_with_the_array_models_errors(action):
+    from sekai.envs.finance._single import FinanceEnv
+
+    fast, array = PortfolioEnv(), PortfolioEnv()
+    array._model = array._make_model(1)
+    errors = []
+    for env, step in ((fast, fast.step), (array, lambda a: FinanceEnv.step(array, a))):
+        env.reset(seed=0)
+        with pytest.raises(ValueError) as caught:
+            step(action)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    assert "not valid portfolio weights" in errors[0] or "shape" in errors[0]

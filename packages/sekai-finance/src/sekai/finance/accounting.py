@@ -13,12 +13,21 @@ short positions. It changes cash by exactly the amount ``financing`` returns.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["RUIN", "Account", "check_costs", "financing", "settle", "size_one"]
+__all__ = [
+    "RUIN",
+    "Account",
+    "check_costs",
+    "financing",
+    "settle",
+    "size_one",
+    "size_weights",
+]
 
 RUIN = 1e-9
 """Equity at or below this (starting equity is 1.0) ends the episode: the account is ruined."""
@@ -134,6 +143,39 @@ def size_one(
         f = net + cost - equity
         if abs(f) <= tolerance:
             return target, cost, traded
+        step = net - previous_net
+        slope = (f - previous_f) / step if step != 0.0 else 1.0
+        previous_net, previous_f = net, f
+        net = net - f / slope
+    raise ValueError(
+        "sizing a trade net of its cost did not converge: the cost model's marginal rate "
+        "must stay below 1 (a trade must not cost more than its value)"
+    )
+
+
+def size_weights(
+    equity: float,
+    holdings: list[float],
+    weights: list[float],
+    cost_of: Callable[[list[float]], float],
+) -> tuple[list[float], float, list[float]]:
+    """``Account.trade_to`` for one account in several assets (at most ``EXACT_SUM_LENGTH``),
+    with Python floats and the same operations in the same order (the single envs' fast path;
+    a test proves they agree). ``cost_of`` is a cost model's ``cost_of_values``. Returns
+    ``(target holdings, cost, traded values)``."""
+    tolerance = _TOLERANCE * equity
+    pairs = list(zip(weights, holdings, strict=True))
+    previous_net = equity
+    previous_f = cost_of([abs(weight * previous_net - held) for weight, held in pairs])
+    net = equity - previous_f
+    for _ in range(_MAX_ROUNDS):
+        traded = [abs(weight * net - held) for weight, held in pairs]  # |target - holdings|
+        cost = cost_of(traded)
+        f = net + cost - equity
+        if abs(f) <= tolerance:
+            if not 0.0 <= cost < math.inf:
+                check_costs(np.array([cost]), 1)
+            return [weight * net for weight in weights], cost, traded
         step = net - previous_net
         slope = (f - previous_f) / step if step != 0.0 else 1.0
         previous_net, previous_f = net, f

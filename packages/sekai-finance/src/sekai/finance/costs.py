@@ -14,6 +14,8 @@ from typing import Protocol
 
 import numpy as np
 
+from sekai.finance._scalar import sequential_sum
+
 __all__ = [
     "DEFAULT_TRANSACTION_COST",
     "CostModel",
@@ -45,6 +47,11 @@ class ProportionalCost:
         single envs' scalar fast path uses it."""
         return self.rate * value
 
+    def cost_of_values(self, values: list[float]) -> float:
+        """The cost of one env's trades (at most ``EXACT_SUM_LENGTH`` values), with the
+        operations of ``__call__``."""
+        return self.rate * sequential_sum(values)
+
     def __repr__(self) -> str:
         return f"ProportionalCost({self.rate})"
 
@@ -61,6 +68,10 @@ class HalfSpreadCost:
     def cost_of_one(self, value: float) -> float:
         """The cost of one trade of ``value``, with the operations of ``__call__``."""
         return 0.5 * self.spread * value
+
+    def cost_of_values(self, values: list[float]) -> float:
+        """The cost of one env's trades, with the operations of ``__call__``."""
+        return 0.5 * self.spread * sequential_sum(values)
 
     def __repr__(self) -> str:
         return f"HalfSpreadCost({self.spread})"
@@ -94,6 +105,11 @@ class SquareRootImpact:
         scale = self.coefficient * self.volatility / math.sqrt(self.daily_volume)
         return scale * (value * math.sqrt(value))
 
+    def cost_of_values(self, values: list[float]) -> float:
+        """The cost of one env's trades, with the operations of ``__call__``."""
+        scale = self.coefficient * self.volatility / math.sqrt(self.daily_volume)
+        return scale * sequential_sum([value * math.sqrt(value) for value in values])
+
     def __repr__(self) -> str:
         return (
             f"SquareRootImpact(coefficient={self.coefficient}, volatility={self.volatility}, "
@@ -112,8 +128,8 @@ def check_cost(name: str, value: object) -> float:
 
 
 SCALAR_COST_MODELS = (ProportionalCost, HalfSpreadCost, SquareRootImpact)
-"""The cost models with a ``cost_of_one`` scalar form (exact types: a subclass may change
-``__call__``)."""
+"""The cost models with the scalar forms ``cost_of_one`` and ``cost_of_values`` (exact types:
+a subclass may change ``__call__``)."""
 
 DEFAULT_TRANSACTION_COST = 0.001
 """10 basis points of every traded value: the envs' default ``transaction_cost``."""

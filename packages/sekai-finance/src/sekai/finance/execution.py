@@ -22,15 +22,18 @@ cost, whatever the action. The episode figures measure PnL against the block's a
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from sekai.core import StepResult
 from sekai.finance._actions import check_box_actions
+from sekai.finance._scalar import step_result
 from sekai.finance.accounting import RUIN
-from sekai.finance.metrics import EpisodeMetrics
+from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
 
-__all__ = ["SIDES", "ExecutionModel", "ExecutionStep"]
+__all__ = ["SIDES", "ExecutionModel", "ExecutionModelOne", "ExecutionStep"]
 
 SIDES = {"sell": 1, "buy": -1}
 
@@ -158,3 +161,116 @@ class ExecutionModel:
         return ExecutionStep(
             traded, fill_price, traded * slippage, equity - equity_before, risk, equity
         )
+
+
+class ExecutionModelOne:
+    """``ExecutionModel`` for one env in Python floats: the single env's fast path. A step
+    draws the same random number and does the operations of ``step`` and ``advance`` in the
+    same order (a test proves the two agree exactly). State attributes are Python scalars."""
+
+    def __init__(self, params: Any) -> None:
+        self.params = params
+        # read-only parameters: read once
+        self.side: int = SIDES[params.side]
+        self.shares: float = params.shares
+        self.dt: float = params.dt
+        self.episode_length: int = params.episode_length
+        self.price = self.arrival_price = self.cash = self.remaining = 0.0
+        self.steps = 0
+        self.metrics = ScalarEpisodeMetrics()
+
+    @property
+    def position(self) -> float:
+        """Shares held: ``remaining`` when selling, ``-remaining`` (still owed) when buying."""
+        return self.side * self.remaining
+
+    @property
+    def equity(self) -> float:
+        """Cash plus the position at the price."""
+        return self.cash + self.side * self.remaining * self.price
+
+    @property
+    def time_remaining(self) -> float:
+        """Days (time units of ``dt``) left in the episode."""
+        return (self.episode_length - self.steps) * self.dt
+
+    def reset(
+        self,
+        indices: np.ndarray,
+        options: list[dict[str, Any] | None],
+        rng: np.random.Generator,
+    ) -> dict[str, Any]:
+        if any(options):
+            raise ValueError(f"OptimalExecution-v0 takes no reset options, got {options!r}")
+        self.price = self.arrival_price = float(self.params.start_price)
+        self.cash = 0.0
+        self.remaining = float(self.shares)
+        self.steps = 0
+        self.metrics.reset()
+        info = {
+            "price": self.price,
+            "remaining": self.remaining,
+            "position": self.position,
+            "cash": self.cash,
+            "equity": self.equity,
+            "time_remaining": self.time_remaining,
+        }
+        return {key: np.array([value]) for key, value in info.items()}
+
+    def observe(self) -> np.ndarray:
+        return self._observation()[None]
+
+    def _observation(self) -> np.ndarray:
+        return np.array(
+            [
+                self.remaining / self.shares,
+                self.time_remaining,
+                self.price / self.arrival_price - 1.0,
+            ],
+            dtype=np.float32,
+        )
+
+    def step_one(self, fraction: float, rng: np.random.Generator) -> StepResult:
+        """One step of the env with a checked ``fraction`` of the remaining shares."""
+        params = self.params
+        shock = rng.standard_normal()
+        side, tau = self.side, self.dt
+        price, cash, remaining = self.price, self.cash, self.remaining
+        equity_before = cash + side * remaining * price
+        traded = remaining if self.steps + 1 >= self.episode_length else fraction * remaining
+        slippage = params.half_spread if traded > 0 else 0.0
+        slippage += params.temporary_impact * traded / tau
+        fill_price = price - side * slippage
+        cash += side * traded * fill_price
+        remaining -= traded
+        sigma = params.sigma
+        price += sigma * math.sqrt(tau) * shock - side * params.permanent_impact * traded
+        self.steps += 1
+        self.price, self.cash, self.remaining = price, cash, remaining
+        equity = cash + side * remaining * price
+        risk = params.risk_aversion * sigma**2 * tau * (remaining * remaining)
+        pnl = equity - equity_before
+        # the episode figures, as step(): np.maximum and np.log on floats
+        notional = self.shares * self.arrival_price
+        after = equity + (1 - side) * notional
+        after = RUIN if after < RUIN else after
+        before = after - pnl
+        before = RUIN if before < RUIN else before
+        self.metrics.update(float(np.log(after / before)), traded * fill_price / before)
+        terminated = self.steps >= self.episode_length
+        info: dict[str, Any] = {
+            "traded": traded,
+            "fill_price": fill_price,
+            "cost": traded * slippage,
+            "pnl": pnl,
+            "risk": risk,
+            "equity": equity,
+            "price": price,
+            "remaining": remaining,
+            "position": side * remaining,
+            "cash": cash,
+            "time_remaining": self.time_remaining,
+        }
+        if terminated:
+            info.update(self.metrics.summary(252.0 / tau))
+        return step_result((self._observation(), pnl - risk, terminated, False, info))

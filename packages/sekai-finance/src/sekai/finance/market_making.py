@@ -31,15 +31,24 @@ capital: ``episode_return`` is the episode's PnL over it.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from sekai.core import StepResult
 from sekai.finance._actions import check_box_actions
+from sekai.finance._scalar import step_result
 from sekai.finance.accounting import RUIN
-from sekai.finance.metrics import EpisodeMetrics
+from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
 
-__all__ = ["FILL_MODELS", "MarketMakingModel", "MarketMakingStep", "fill_probability"]
+__all__ = [
+    "FILL_MODELS",
+    "MarketMakingModel",
+    "MarketMakingModelOne",
+    "MarketMakingStep",
+    "fill_probability",
+]
 
 
 FILL_MODELS = ("bernoulli", "poisson")
@@ -189,3 +198,115 @@ class MarketMakingModel:
         return MarketMakingStep(
             bid, ask, bid_filled, ask_filled, equity - equity_before, penalty, equity
         )
+
+
+class MarketMakingModelOne:
+    """``MarketMakingModel`` for one env in Python floats: the single env's fast path. A step
+    draws the same random numbers and does the operations of ``step`` and ``advance`` in the
+    same order (a test proves the two agree exactly). State attributes are Python scalars."""
+
+    def __init__(self, params: Any) -> None:
+        self.params = params
+        # read-only parameters: read once
+        self.dt: float = params.dt
+        self.episode_length: int = params.episode_length
+        self.max_inventory: int = params.max_inventory
+        self.price = self.cash = self.position = 0.0
+        self.steps = 0
+        self.metrics = ScalarEpisodeMetrics()
+
+    @property
+    def equity(self) -> float:
+        """Cash plus inventory at the mid: the PnL so far this episode."""
+        return self.cash + self.position * self.price
+
+    @property
+    def time_remaining(self) -> float:
+        """Time units left in the episode."""
+        return (self.episode_length - self.steps) * self.dt
+
+    def reset(
+        self,
+        indices: np.ndarray,
+        options: list[dict[str, Any] | None],
+        rng: np.random.Generator,
+    ) -> dict[str, Any]:
+        if any(options):
+            raise ValueError(f"MarketMaking-v0 takes no reset options, got {options!r}")
+        self.price = float(self.params.start_price)
+        self.cash = self.position = 0.0
+        self.steps = 0
+        self.metrics.reset()
+        info = {
+            "price": self.price,
+            "position": 0.0,
+            "cash": 0.0,
+            "equity": self.equity,
+            "time_remaining": self.time_remaining,
+        }
+        return {key: np.array([value]) for key, value in info.items()}
+
+    def observe(self) -> np.ndarray:
+        return np.array([[self.position, self.time_remaining]], dtype=np.float32)
+
+    def step_one(self, depths: list[float], rng: np.random.Generator) -> StepResult:
+        """One step of the env with checked ``[bid_depth, ask_depth]``."""
+        params = self.params
+        dt = self.dt
+        bid_uniform, ask_uniform = rng.random(2).tolist()
+        shock = rng.standard_normal()
+        price, position, cash = self.price, self.position, self.cash
+        equity_before = cash + position * price
+        bid = price - depths[0]
+        ask = price + depths[1]
+        price += params.sigma * math.sqrt(dt) * shock
+        arrival_rate, depth_decay = params.arrival_rate, params.depth_decay
+        poisson = params.fill_model == "poisson"
+        bid_hit = bid_uniform < _fill_one(price - bid, arrival_rate, depth_decay, dt, poisson)
+        ask_hit = ask_uniform < _fill_one(ask - price, arrival_rate, depth_decay, dt, poisson)
+        bid_filled = bid_hit and position < self.max_inventory
+        ask_filled = ask_hit and position > -self.max_inventory
+        cash += (ask if ask_filled else 0.0) - (bid if bid_filled else 0.0)
+        position += float(bid_filled) - ask_filled
+        self.steps += 1
+        self.price, self.position, self.cash = price, position, cash
+        equity = cash + position * price
+        penalty = params.inventory_penalty * dt * (position * position)
+        pnl = equity - equity_before
+        # the episode figures, as step(): np.maximum and np.log on floats
+        capital = params.start_price * self.max_inventory
+        after = capital + equity
+        after = RUIN if after < RUIN else after
+        before = after - pnl
+        before = RUIN if before < RUIN else before
+        traded_value = bid * float(bid_filled) + ask * float(ask_filled)
+        self.metrics.update(float(np.log(after / before)), traded_value / before)
+        terminated = self.steps >= self.episode_length
+        info: dict[str, Any] = {
+            "bid": bid,
+            "ask": ask,
+            "bid_filled": bid_filled,
+            "ask_filled": ask_filled,
+            "pnl": pnl,
+            "penalty": penalty,
+            "equity": equity,
+            "price": price,
+            "position": position,
+            "cash": cash,
+            "time_remaining": (self.episode_length - self.steps) * dt,
+        }
+        if terminated:
+            info.update(self.metrics.summary(1.0 / dt))
+        observation = np.array([position, info["time_remaining"]], dtype=np.float32)
+        return step_result((observation, pnl - penalty, terminated, False, info))
+
+
+def _fill_one(
+    depth: float, arrival_rate: float, depth_decay: float, dt: float, poisson: bool
+) -> float:
+    """``fill_probability`` of one quote, with the same operations on Python floats."""
+    exponent = -depth_decay * depth
+    rate = arrival_rate * float(np.exp(700.0 if exponent > 700.0 else exponent)) * dt
+    if poisson:
+        return -float(np.expm1(-rate))
+    return 1.0 if rate > 1.0 else rate

@@ -20,16 +20,28 @@ financing.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from sekai.finance.accounting import Account, settle
+from sekai.core import StepResult
+from sekai.finance._scalar import sequential_sum, step_result
+from sekai.finance.accounting import (
+    RUIN,
+    Account,
+    check_costs,
+    financing,
+    settle,
+    size_weights,
+)
+from sekai.finance.costs import SCALAR_COST_MODELS
 from sekai.finance.history import EpisodeStarts, check_options, dated, info_dates
-from sekai.finance.metrics import EpisodeMetrics
-from sekai.finance.weights import check_weights
+from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
+from sekai.finance.weights import SUM_TOLERANCE, check_weights
 
-__all__ = ["PortfolioModel"]
+__all__ = ["PortfolioModel", "PortfolioModelOne"]
 
 
 class PortfolioModel:
@@ -57,8 +69,7 @@ class PortfolioModel:
         # simulated returns as observed (float32), oldest at head
         self.ring = np.zeros((num_envs, lookback, n_assets), dtype=np.float32)
         self.head = 0
-        self._correlation: Any = None
-        self._cholesky = np.eye(n_assets)
+        self._returns_of = _SimulatedReturns(params)
 
     def reset(
         self,
@@ -173,14 +184,7 @@ class PortfolioModel:
 
     def _draw_returns(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
         """Log returns of the simulated assets, shape ``size + (n_assets,)``."""
-        params = self.params
-        if params.correlation is not self._correlation:
-            self._correlation = params.correlation
-            self._cholesky = np.linalg.cholesky(params._correlation_matrix)
-        dt = params.dt
-        sigma = params.sigma
-        shocks = rng.standard_normal((*size, self.price.shape[1])) @ self._cholesky.T
-        return (params.mu - 0.5 * sigma * sigma) * dt + (sigma * np.sqrt(dt)) * shocks
+        return self._returns_of.draw(rng, size)
 
 
 def _window_rows(params: Any) -> np.ndarray | None:
@@ -190,3 +194,225 @@ def _window_rows(params: Any) -> np.ndarray | None:
     if features is None:
         return None
     return np.concatenate([params._returns, features.reshape(len(features), -1)], axis=1)
+
+
+class _SimulatedReturns:
+    """Draws of the simulated assets' log returns, from the parameters read at each draw (the
+    Cholesky factor is recomputed only when ``correlation`` is replaced)."""
+
+    def __init__(self, params: Any) -> None:
+        self.params = params
+        self.n_assets: int = params.n_assets
+        self._correlation: Any = None
+        self._cholesky = np.eye(self.n_assets)
+        self._terms: tuple[Any, ...] = ()  # the (mu, sigma, dt) objects drift and scale are of
+        self._drift: Any = 0.0
+        self._scale: Any = 1.0
+
+    def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
+        """Log returns, shape ``size + (n_assets,)``."""
+        params = self.params
+        if params.correlation is not self._correlation:
+            self._correlation = params.correlation
+            self._cholesky = np.linalg.cholesky(params._correlation_matrix).T
+        mu, sigma, dt = params.mu, params.sigma, params.dt
+        terms = self._terms
+        if not terms or terms[0] is not mu or terms[1] is not sigma or terms[2] is not dt:
+            self._terms = (mu, sigma, dt)
+            self._drift = (mu - 0.5 * sigma * sigma) * dt
+            self._scale = sigma * np.sqrt(dt)
+        shocks = rng.standard_normal((*size, self.n_assets)) @ self._cholesky
+        return self._drift + self._scale * shocks
+
+
+class PortfolioModelOne:
+    """``PortfolioModel`` for one env in Python floats: the single env's fast path, for up to
+    ``EXACT_SUM_LENGTH - 1`` assets (numpy's sums of that many values are sequential, so they
+    can be matched exactly). A step draws the same random numbers and does the operations of
+    ``PortfolioModel.step`` in the same order (a test proves the two agree exactly); the draws
+    and exponentials stay numpy calls of the same shapes. State attributes are Python scalars,
+    and ``(1, n)`` arrays built on access for ``price`` and ``weights``."""
+
+    def __init__(self, params: Any) -> None:
+        self.params = params
+        n_assets, lookback = params.n_assets, params.lookback
+        self.n_assets: int = n_assets
+        self.lookback: int = lookback  # read-only parameters: read once
+        self.episode_length: int = params.episode_length
+        self.history: np.ndarray | None = params.prices
+        self.returns: np.ndarray | None = params._returns
+        rows = _window_rows(params)
+        self.rows: np.ndarray | None = self.returns if rows is None else rows
+        dates = info_dates(params)
+        self._dates = dates
+        self.dates: list[Any] | None = None if dates is None else dates.tolist()
+        self.opens: np.ndarray | None = params._opens if params.execution == "next_open" else None
+        self.max_leverage: float | None = params.max_leverage if params.allow_short else None
+        self.starts = EpisodeStarts(params, 1)
+        self.metrics = ScalarEpisodeMetrics()
+        self.timestamp = self.end = 0
+        self.wealth = self.cash = 1.0
+        self.shares = [0.0] * n_assets
+        self._price = [1.0] * n_assets
+        self._weights = [0.0] * n_assets + [1.0]
+        # simulated returns as observed (float32), twice over: the window is one slice
+        self.ring = np.zeros((2 * lookback, n_assets), dtype=np.float32)
+        self.head = 0
+        self._returns_of = _SimulatedReturns(params)
+        self._cost_model: Any = None
+        self._cost_of: Callable[[list[float]], float] = sequential_sum  # set on the first step
+        width = lookback * (n_assets if self.rows is None else self.rows.shape[1])
+        self._window_width = width
+        self._observation_size = width + n_assets + 1
+
+    @property
+    def price(self) -> np.ndarray:
+        """The assets' prices, with the leading env axis of the array model's."""
+        return np.array([self._price])
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The current weights, cash last, with the leading env axis of the array model's."""
+        return np.array([self._weights])
+
+    def reset(
+        self,
+        indices: np.ndarray,
+        options: list[dict[str, Any] | None],
+        rng: np.random.Generator,
+    ) -> dict[str, Any]:
+        lookback, length = self.lookback, self.episode_length
+        if self.history is None:
+            if options[0]:
+                check_options(options[0], lookback, lookback)  # only start=lookback is valid
+            start = lookback
+            order = (self.head + np.arange(lookback)) % lookback
+            warmup = self._returns_of.draw(rng, (1, lookback))[0]
+            self.ring[order] = warmup
+            self.ring[order + lookback] = warmup
+            self._price = [1.0] * self.n_assets
+        else:
+            last = len(self.history) - 1 - length
+            start = int(self.starts.draw(indices, options, rng, lookback, last, length)[0])
+            self._price = self.history[start].tolist()
+        self.timestamp, self.end = start, start + length
+        self.wealth = self.cash = 1.0
+        self.shares = [0.0] * self.n_assets
+        self._weights = [0.0] * self.n_assets + [1.0]
+        self.metrics.reset()
+        return dated(
+            self._dates,
+            {
+                "timestamp": np.array([start]),
+                "wealth": np.ones(1),
+                "weights": np.array([self._weights]),
+                "cost": np.zeros(1),
+                "financing": np.zeros(1),
+            },
+        )
+
+    def observe(self) -> np.ndarray:
+        return self._observation()[None]
+
+    def _observation(self) -> np.ndarray:
+        observation = np.empty(self._observation_size, dtype=np.float32)
+        width = self._window_width
+        if self.rows is None:  # the ring, oldest first from head
+            observation[:width] = self.ring[self.head : self.head + self.lookback].ravel()
+        else:
+            timestamp = self.timestamp
+            observation[:width] = self.rows[timestamp - self.lookback + 1 : timestamp + 1].ravel()
+        observation[width:] = self._weights
+        return observation
+
+    def targets(self, action: Any) -> list[float] | None:
+        """A weights action as target weights, if it is a float array of the right shape and
+        valid weights; else None (the caller then checks it as the array model does)."""
+        if type(action) is not np.ndarray or action.shape != (self.n_assets + 1,):
+            return None
+        if action.dtype.kind != "f":
+            return None
+        values: list[float] = action.tolist()
+        total = sequential_sum(values)
+        if not abs(total - 1.0) <= SUM_TOLERANCE:  # NaN too
+            return None
+        if self.max_leverage is None:
+            if not min(values) >= 0.0:
+                return None
+        elif not sequential_sum([abs(value) for value in values[:-1]]) <= (
+            self.max_leverage * (1.0 + 1e-9)
+        ):
+            return None
+        return [value / total for value in values]
+
+    def step_one(self, targets: list[float], rng: np.random.Generator) -> StepResult:
+        """One step of the env to checked ``targets`` (weights summing to 1, cash last)."""
+        params = self.params
+        n_assets = self.n_assets
+        cost_model = params.cost_model
+        if cost_model is not self._cost_model:  # a new model: find its scalar form once
+            self._cost_model = cost_model
+            if type(cost_model) in SCALAR_COST_MODELS:
+                self._cost_of = cost_model.cost_of_values
+            else:
+                self._cost_of = functools.partial(_cost_of_values, cost_model)
+        shares, cash = self.shares, self.cash
+        if self.opens is None:
+            prices, wealth = self._price, self.wealth
+        else:  # the next bar's opens, marked before the trade
+            prices = self.opens[self.timestamp + 1].tolist()
+            wealth = cash + sequential_sum([s * p for s, p in zip(shares, prices, strict=True)])
+        holdings = [s * p for s, p in zip(shares, prices, strict=True)]
+        target, cost, traded = size_weights(wealth, holdings, targets[:n_assets], self._cost_of)
+        cash -= sequential_sum([t - h for t, h in zip(target, holdings, strict=True)]) + cost
+        shares = [t / p for t, p in zip(target, prices, strict=True)]
+        per_year = params.periods_per_year
+        # np.maximum(-(shares * prices), 0.0), signed zeros and NaN included
+        short_value = sequential_sum(
+            [0.0 if (v := -(s * p)) < 0.0 else v for s, p in zip(shares, prices, strict=True)]
+        )
+        interest = financing(
+            cash, short_value, params.cash_rate / per_year, params.borrow_rate / per_year
+        )
+        cash += interest
+        timestamp = self.timestamp + 1
+        if self.history is None:
+            returns = self._returns_of.draw(rng, (1,))
+            self.ring[self.head :: self.lookback] = returns  # both copies of the slot
+            self.head = (self.head + 1) % self.lookback
+            growth = np.exp(returns).tolist()[0]
+            price = [p * g for p, g in zip(self._price, growth, strict=True)]
+        else:
+            price = self.history[timestamp].tolist()
+        holdings = [s * p for s, p in zip(shares, price, strict=True)]
+        new_wealth = cash + sequential_sum(holdings)
+        terminated = new_wealth <= RUIN
+        # max(new_wealth, RUIN) without the call; log as the array model's np.log
+        before = self.wealth
+        reward = float(np.log((RUIN if new_wealth < RUIN else new_wealth) / before))
+        self.metrics.update(reward, sequential_sum(traded) / before)
+        weights = [h / new_wealth for h in holdings]
+        weights.append(cash / new_wealth)
+        self.timestamp, self.wealth, self.cash, self.shares = timestamp, new_wealth, cash, shares
+        self._price, self._weights = price, weights
+        truncated = timestamp >= self.end
+        info: dict[str, Any] = {"timestamp": timestamp}
+        if self.dates is not None:
+            info["date"] = self.dates[timestamp]
+        info |= {
+            "wealth": new_wealth,
+            "weights": np.array(weights),
+            "cost": cost,
+            "financing": interest,
+        }
+        if terminated or truncated:
+            info.update(self.metrics.summary(per_year))
+        return step_result((self._observation(), reward, terminated, truncated, info))
+
+
+def _cost_of_values(cost_model: Callable[[np.ndarray], np.ndarray], values: list[float]) -> float:
+    """Any cost model's cost of one env's trades: called on a (1, n_assets) array and
+    checked."""
+    cost = np.asarray(cost_model(np.array([values])), dtype=np.float64)
+    check_costs(cost, 1)
+    return cost.item()

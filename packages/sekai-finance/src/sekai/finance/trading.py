@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import StepResult
+from sekai.finance._scalar import step_result
 from sekai.finance.accounting import RUIN, Account, check_costs, financing, settle, size_one
 from sekai.finance.costs import SCALAR_COST_MODELS
 from sekai.finance.history import EpisodeStarts, dated, info_dates
@@ -290,7 +291,7 @@ class TradingModelOne:
             (timestamp - lookback + 1) * width : (timestamp + 1) * width + 1
         ].copy()
         observation[-1] = position
-        return _step_result((observation, reward, terminated, truncated, info))
+        return step_result((observation, reward, terminated, truncated, info))
 
     def _observation(self, timestamp: int, position: int) -> np.ndarray:
         """The window ending at ``timestamp``, then the position (over bar timestamp + 1)."""
@@ -300,10 +301,6 @@ class TradingModelOne:
         ].copy()
         observation[-1] = position
         return observation
-
-
-# StepResult's own __new__ is Python code; building the tuple directly is 1 µs faster a step
-_step_result: Callable[[tuple[Any, ...]], StepResult] = functools.partial(tuple.__new__, StepResult)
 
 
 def _window_rows(params: Any) -> np.ndarray | None:

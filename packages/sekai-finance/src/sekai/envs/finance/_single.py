@@ -9,15 +9,34 @@ there) every step. This module must not import sekai.vector: sekai-finance works
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
 from sekai.envs.finance._parameters import ReadOnly
 from sekai.envs.finance._pictures import EpisodeTrace, Picture
+from sekai.finance._actions import check_box_actions
 
 InfoArrays = dict[str, Any]
+
+
+class OneEnvModel(Protocol):
+    """What a single env's model provides: the array model with ``N = 1``, or a scalar form
+    of it whose env steps it by its own ``step_one``."""
+
+    def reset(
+        self,
+        indices: np.ndarray,
+        options: list[dict[str, Any] | None],
+        rng: np.random.Generator,
+    ) -> InfoArrays:
+        """Start an episode; return its info arrays (leading axis 1)."""
+        ...
+
+    def observe(self) -> np.ndarray:
+        """The observation, a new array with a leading axis of 1."""
+        ...
 
 
 class MarketModel(Protocol):
@@ -85,7 +104,7 @@ class FinanceEnv(Env[np.ndarray, Any]):
         """The market model for ``num_envs`` envs, reading its parameters from ``self``."""
         raise NotImplementedError
 
-    def _make_one_model(self) -> MarketModel:
+    def _make_one_model(self) -> OneEnvModel:
         """The model this single env drives: the array model with ``num_envs=1``. A subclass
         may return a scalar form of it instead, with a test proving they agree exactly."""
         return self._make_model(1)
@@ -104,25 +123,53 @@ class FinanceEnv(Env[np.ndarray, Any]):
         return self._last
 
     def step(self, action: Any) -> StepResult:
-        shape = self.action_space.shape
-        if shape is not None and np.shape(action) != shape:  # a single env's shapes, not (1, ...)
-            raise ValueError(
-                f"{type(self).__name__} takes one action of shape {shape} ({self.action_space}), "
-                f"got shape {np.shape(action)}"
-            )
-        rewards, terminated, truncated, infos = self._model.step(np.asarray([action]), self.rng)
+        self._check_shape(action)
+        model = cast(MarketModel, self._model)  # a subclass with a scalar form steps it itself
+        rewards, terminated, truncated, infos = model.step(np.asarray([action]), self.rng)
         result = StepResult(
-            self._model.observe()[0],
+            model.observe()[0],
             float(rewards[0]),
             bool(terminated[0]),
             bool(truncated[0]),
             _row(infos),
         )
+        return self._finish_step(result)
+
+    def _check_shape(self, action: Any) -> None:
+        """ValueError unless ``action`` has the action space's shape (a single env's, not
+        ``(1, ...)``)."""
+        shape = self.action_space.shape
+        if shape is not None and np.shape(action) != shape:
+            raise ValueError(
+                f"{type(self).__name__} takes one action of shape {shape} ({self.action_space}), "
+                f"got shape {np.shape(action)}"
+            )
+
+    def _finish_step(self, result: StepResult) -> StepResult:
+        """Keep ``result`` for ``render`` and record it in the episode's picture."""
         self._last = result
         if self._trace is not None:
             self._trace.record(self._state)
             self._show_frame()
         return result
+
+    def _box_values(self, action: Any, low: float, high: float, what: str) -> list[float]:
+        """A continuous action as Python floats, for the scalar fast paths: a float array of
+        the action space's shape within ``[low, high]`` is read at once; anything else goes
+        through the array model's checks (``_check_shape`` and ``check_box_actions``), so bad
+        input gets the same errors."""
+        if type(action) is np.ndarray and action.shape == self.action_space.shape:
+            values: list[float] = action.tolist()
+            for value in values:
+                if not low <= value <= high:  # NaN too
+                    break
+            else:
+                if action.dtype.kind == "f":
+                    return values
+        self._check_shape(action)
+        shape = (1, *np.shape(action))
+        checked = check_box_actions(np.asarray([action]), low, high, shape, what)
+        return checked[0].tolist()  # type: ignore[no-any-return]
 
     def _state(self, name: str) -> Any:
         return getattr(self, name)

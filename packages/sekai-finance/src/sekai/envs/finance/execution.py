@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from sekai.core import StepResult
 from sekai.envs.finance._parameters import (
     Parameter,
     ReadOnly,
@@ -15,7 +16,7 @@ from sekai.envs.finance._parameters import (
 )
 from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import FinanceEnv, MarketModel
-from sekai.finance.execution import SIDES, ExecutionModel
+from sekai.finance.execution import SIDES, ExecutionModel, ExecutionModelOne
 from sekai.spaces import Box
 
 
@@ -120,3 +121,12 @@ class OptimalExecutionEnv(FinanceEnv):
 
     def _make_model(self, num_envs: int) -> MarketModel:
         return ExecutionModel(self, num_envs)
+
+    def _make_one_model(self) -> ExecutionModelOne:
+        return ExecutionModelOne(self)
+
+    def step(self, action: Any) -> StepResult:
+        """The scalar fast path of ``ExecutionModelOne``."""
+        (fraction,) = self._box_values(action, 0.0, 1.0, "fractions of the remaining shares")
+        model = cast(ExecutionModelOne, self._model)
+        return self._finish_step(model.step_one(fraction, self.rng))

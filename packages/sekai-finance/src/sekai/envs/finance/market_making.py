@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from sekai.core import StepResult
 from sekai.envs.finance._parameters import (
     Parameter,
     ReadOnly,
@@ -15,7 +16,7 @@ from sekai.envs.finance._parameters import (
 )
 from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import FinanceEnv, MarketModel
-from sekai.finance.market_making import FILL_MODELS, MarketMakingModel
+from sekai.finance.market_making import FILL_MODELS, MarketMakingModel, MarketMakingModelOne
 from sekai.spaces import Box
 
 
@@ -120,6 +121,15 @@ class MarketMakingEnv(FinanceEnv):
 
     def _make_model(self, num_envs: int) -> MarketModel:
         return MarketMakingModel(self, num_envs)
+
+    def _make_one_model(self) -> MarketMakingModelOne:
+        return MarketMakingModelOne(self)
+
+    def step(self, action: Any) -> StepResult:
+        """The scalar fast path of ``MarketMakingModelOne``."""
+        depths = self._box_values(action, 0.0, self._max_depth, "[bid_depth, ask_depth] quotes")
+        model = cast(MarketMakingModelOne, self._model)
+        return self._finish_step(model.step_one(depths, self.rng))
 
 
 def _check_fill_model(value: object) -> str:

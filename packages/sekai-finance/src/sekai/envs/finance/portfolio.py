@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from sekai.core import StepResult
 from sekai.envs.finance._history_env import HistoryEnv, check_data_options
 from sekai.envs.finance._parameters import (
     Parameter,
@@ -15,13 +16,14 @@ from sekai.envs.finance._parameters import (
     check_int,
 )
 from sekai.envs.finance._pictures import Picture
-from sekai.envs.finance._single import MarketModel
+from sekai.envs.finance._single import MarketModel, OneEnvModel
+from sekai.finance._scalar import EXACT_SUM_LENGTH
 from sekai.finance.costs import CostModel
 from sekai.finance.data import read_panel
 from sekai.finance.history import log_returns, price_history
-from sekai.finance.portfolio import PortfolioModel
+from sekai.finance.portfolio import PortfolioModel, PortfolioModelOne
 from sekai.finance.samplers import EpisodeSampler
-from sekai.finance.weights import PortfolioWeights
+from sekai.finance.weights import PortfolioWeights, check_weights
 from sekai.spaces import Box
 
 
@@ -219,10 +221,31 @@ class PortfolioEnv(HistoryEnv):
                 f"{name} must be a finite number{bound} or {self._n_assets} of them (one per "
                 f"asset), got {value!r}"
             )
-        return float(array) if array.ndim == 0 else array
+        if array.ndim == 0:
+            return float(array)
+        array.flags.writeable = False  # replaced, never changed in place: the model caches it
+        return array
 
     def _make_model(self, num_envs: int) -> MarketModel:
         return PortfolioModel(self, num_envs)
+
+    def _make_one_model(self) -> OneEnvModel:
+        if self._n_assets + 1 > EXACT_SUM_LENGTH:
+            return self._make_model(1)
+        return PortfolioModelOne(self)
+
+    def step(self, action: Any) -> StepResult:
+        """The scalar fast path of ``PortfolioModelOne``, when the env has one."""
+        model = self._model
+        if type(model) is not PortfolioModelOne:
+            return super().step(action)
+        targets = model.targets(action)
+        if targets is None:  # not plainly valid: the array model's checks and errors
+            self._check_shape(action)
+            max_leverage = self._max_leverage if self._allow_short else None
+            weights = check_weights(np.asarray([action]), self._n_assets, max_leverage)
+            targets = weights[0].tolist()
+        return self._finish_step(model.step_one(targets, self.rng))
 
 
 def _positive(name: str, value: Any) -> float:

@@ -129,12 +129,7 @@ class TradingEnv(HistoryEnv):
 
     def step(self, action: Any) -> StepResult:
         """The scalar fast path of ``TradingModelOne``."""
-        result: StepResult = self._model.step_one(action)  # type: ignore[attr-defined]
-        self._last = result
-        if self._trace is not None:
-            self._trace.record(self._state)
-            self._show_frame()
-        return result
+        return self._finish_step(self._model.step_one(action))  # type: ignore[attr-defined]
 
 
 @functools.cache
