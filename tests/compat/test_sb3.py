@@ -129,7 +129,7 @@ def test_ppo_trains_through_vec_monitor_and_vec_normalize_and_evaluate_policy_ru
 def test_portfolio_weights_reach_sb3_as_a_box_and_come_back_as_weights(allow_short):
     from gymnasium.spaces import Box
 
-    kwargs = {"allow_short": allow_short, "max_leverage": 1.5}
+    kwargs = {"allow_short": True, "max_leverage": 1.5} if allow_short else {}
     vec = sekai.make_vec("Portfolio-v0", 4, **kwargs)
     env = to_sb3(vec)
     assert type(env.action_space) is Box and env.action_space.shape == (6,)
