@@ -101,7 +101,7 @@ class RngMixin:
 
 
 class RenderMixin:
-    """``render_mode`` for ``Env`` and ``MultiAgentEnv``.
+    """``render_mode``, ``render()`` and ``close()`` for ``Env`` and ``MultiAgentEnv``.
 
     An env that renders lists its modes in ``metadata["render_modes"]`` and stores the one it
     is made with by ``self._set_render_mode(render_mode)``. An env that draws frames implements
@@ -148,6 +148,15 @@ class RenderMixin:
             frame = self._frame()
             if frame is not None:
                 self._window.show(frame)
+
+    def render(self) -> Any:
+        """Render the current state according to ``render_mode``; None by default."""
+        return None
+
+    def close(self) -> None:
+        """Release resources (the window of ``render_mode="human"``). Calling it again is
+        harmless."""
+        self._close_window()
 
     def _close_window(self) -> None:
         if self._window is not None:
@@ -204,15 +213,6 @@ class Env(RngMixin, RenderMixin, Generic[ObsType, ActType]):
     async def async_step(self, action: ActType) -> StepResult:
         """Awaitable step; override for envs that wait on I/O. Defaults to ``step``."""
         return self.step(action)
-
-    def render(self) -> Any:
-        """Render the current state according to ``render_mode``; None by default."""
-        return None
-
-    def close(self) -> None:
-        """Release resources (the window of ``render_mode="human"``). Calling it again is
-        harmless."""
-        self._close_window()
 
     @property
     def unwrapped(self) -> Env[Any, Any]:

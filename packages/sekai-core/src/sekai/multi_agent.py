@@ -124,15 +124,6 @@ class MultiAgentEnv(RngMixin, RenderMixin, Generic[ObsType, ActType, AgentID]):
         """This env itself: multi-agent envs have no wrappers, but make() looks here."""
         return self
 
-    def render(self) -> Any:
-        """Render the current state according to ``render_mode``; None by default."""
-        return None
-
-    def close(self) -> None:
-        """Release resources (the window of ``render_mode="human"``). Calling it again is
-        harmless."""
-        self._close_window()
-
     def __enter__(self) -> MultiAgentEnv[ObsType, ActType, AgentID]:
         return self
 

@@ -9,13 +9,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._warnings import warn
-from sekai.spaces.space import Space, check_shape, register_space_type
+from sekai.spaces.space import _ArraySpace, check_shape, register_space_type
 
 # Bounds with more elements than this print summarised, numpy-style (first and last three).
 _REPR_MAX_ELEMENTS = 10
 
 
-class Box(Space[NDArray[Any]]):
+class Box(_ArraySpace[NDArray[Any]]):
     """A continuous (or integer) box; bounds are scalars broadcast to ``shape`` or arrays.
 
     Unbounded dimensions sample from a normal distribution (both sides unbounded) or a shifted
@@ -54,19 +54,9 @@ class Box(Space[NDArray[Any]]):
         super().__init__(shape, dtype, seed)
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The shape of every element."""
-        assert self._shape is not None
-        return self._shape
-
-    @property
     def is_bounded(self) -> tuple[bool, bool]:
         """(every dimension bounded below, every dimension bounded above)."""
         return bool(self.bounded_below.all()), bool(self.bounded_above.all())
-
-    @property
-    def is_flattenable(self) -> bool:
-        return True
 
     def zero(self) -> NDArray[Any]:
         """An element of zeros clipped into the bounds."""

@@ -7,25 +7,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.spaces.space import Space, check_mask_array, check_shape, register_space_type
+from sekai.spaces.space import _ArraySpace, check_mask_array, check_shape, register_space_type
 
 
-class MultiBinary(Space[NDArray[np.int8]]):
+class MultiBinary(_ArraySpace[NDArray[np.int8]]):
     """Arrays of 0/1 (int8); ``n`` is an int or a shape."""
 
     def __init__(self, n: int | tuple[int, ...] | list[int], seed: Any = None) -> None:
         shape = check_shape(n, "MultiBinary n")
         self.n: int | tuple[int, ...] = shape[0] if isinstance(n, int | np.integer) else shape
         super().__init__(shape, np.int8, seed)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        assert self._shape is not None
-        return self._shape
-
-    @property
-    def is_flattenable(self) -> bool:
-        return True
 
     def sample(self, mask: Any = None) -> NDArray[np.int8]:
         """Independent fair bits; ``mask`` entries 1 and 0 force that value, -1 samples."""

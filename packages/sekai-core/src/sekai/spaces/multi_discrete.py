@@ -7,10 +7,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.spaces.space import Space, check_mask_array, register_space_type
+from sekai.spaces.space import _ArraySpace, check_mask_array, register_space_type
 
 
-class MultiDiscrete(Space[NDArray[np.integer[Any]]]):
+class MultiDiscrete(_ArraySpace[NDArray[np.integer[Any]]]):
     """Entry ``i`` takes values ``start[i] .. start[i] + nvec[i] - 1``; ``nvec`` may be n-d."""
 
     dtype: np.dtype[Any]
@@ -40,15 +40,6 @@ class MultiDiscrete(Space[NDArray[np.integer[Any]]]):
         self.start.setflags(write=False)
         self._end = self.start + self.nvec  # exclusive upper bounds, for contains()
         super().__init__(self.nvec.shape, dtype, seed)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        assert self._shape is not None
-        return self._shape
-
-    @property
-    def is_flattenable(self) -> bool:
-        return True
 
     def sample(self, mask: Any = None) -> NDArray[np.integer[Any]]:
         """Uniform per entry; ``mask`` restricts each entry to the values marked 1.

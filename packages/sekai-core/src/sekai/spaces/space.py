@@ -87,6 +87,21 @@ class Space(Generic[T_cov]):
         return sample if self._shape is None else sample.reshape(self._shape)
 
 
+class _ArraySpace(Space[T_cov]):
+    """A space whose elements are arrays of one fixed shape (Box, MultiBinary, MultiDiscrete):
+    ``shape`` is never None and every element flattens to a fixed-size vector."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of every element."""
+        assert self._shape is not None
+        return self._shape
+
+    @property
+    def is_flattenable(self) -> bool:
+        return True
+
+
 def _check_seed(seed: SeedType) -> int:
     """A non-negative int seed; None becomes fresh OS entropy so the seed used can be returned."""
     if seed is None:

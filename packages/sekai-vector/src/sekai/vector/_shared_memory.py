@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
@@ -91,19 +91,13 @@ def write(tree: Any, index: int, observation: Any) -> None:
 
     ValueError for an observation (part) whose shape is not the row's: numpy would broadcast it.
     """
-    if isinstance(tree, np.ndarray):
-        if np.shape(observation) != tree.shape[1:]:
+    for column, part in _leaves(tree, observation):
+        if np.shape(part) != column.shape[1:]:
             raise ValueError(
-                f"an observation of shape {np.shape(observation)} does not fit the observation "
-                f"space's shape {tree.shape[1:]}"
+                f"an observation of shape {np.shape(part)} does not fit the observation "
+                f"space's shape {column.shape[1:]}"
             )
-        tree[index] = observation
-    elif isinstance(tree, dict):
-        for key, part in tree.items():
-            write(part, index, observation[key])
-    else:
-        for part, item in zip(tree, observation, strict=True):
-            write(part, index, item)
+        column[index] = part
 
 
 def write_batch(tree: Any, first: int, batch: Any) -> None:
@@ -111,20 +105,27 @@ def write_batch(tree: Any, first: int, batch: Any) -> None:
 
     ValueError for a batch (part) whose shape is not that of its rows.
     """
-    if isinstance(tree, np.ndarray):
-        rows = tree[first : first + len(batch)]
-        if np.shape(batch) != rows.shape:
+    for column, part in _leaves(tree, batch):
+        rows = column[first : first + len(part)]
+        if np.shape(part) != rows.shape:
             raise ValueError(
-                f"a batch of observations of shape {np.shape(batch)} does not fit rows of shape "
+                f"a batch of observations of shape {np.shape(part)} does not fit rows of shape "
                 f"{rows.shape}"
             )
-        rows[...] = batch
+        rows[...] = part
+
+
+def _leaves(tree: Any, value: Any) -> Iterator[tuple[np.ndarray, Any]]:
+    """Each array of a tree of views with the part of ``value`` (nested alike) that goes in it,
+    so that ``write`` and ``write_batch`` walk dict and tuple observations the same way."""
+    if isinstance(tree, np.ndarray):
+        yield tree, value
     elif isinstance(tree, dict):
         for key, part in tree.items():
-            write_batch(part, first, batch[key])
+            yield from _leaves(part, value[key])
     else:
-        for part, item in zip(tree, batch, strict=True):
-            write_batch(part, first, item)
+        for part, item in zip(tree, value, strict=True):
+            yield from _leaves(part, item)
 
 
 def write_rows(rows: np.ndarray, observations: Sequence[Any]) -> bool:
