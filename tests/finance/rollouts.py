@@ -71,3 +71,21 @@ def _assert_same_info(one, other):
         np.testing.assert_array_equal(value, other[key], err_msg=key)
         if isinstance(value, np.ndarray):
             assert value.dtype == other[key].dtype, key
+
+
+def refusals_of_both_paths(env_class, action):
+    """The ValueError messages with which an env's fast path and its array model refuse
+    ``action`` after a reset, in that order (the fast path must say what the model says)."""
+    import pytest
+
+    from sekai.envs.finance._single import FinanceEnv
+
+    fast, array = env_class(), env_class()
+    array._model = array._make_model(1)
+    errors = []
+    for env, step in ((fast, fast.step), (array, lambda a: FinanceEnv.step(array, a))):
+        env.reset(seed=0)
+        with pytest.raises(ValueError) as caught:
+            step(action)
+        errors.append(str(caught.value))
+    return errors

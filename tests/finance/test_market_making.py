@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rollouts import assert_fast_path_agrees, run_episode
+from rollouts import assert_fast_path_agrees, refusals_of_both_paths, run_episode
 
 import sekai
 from sekai.envs.finance.market_making import MarketMakingEnv
@@ -331,15 +331,6 @@ def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(kwargs):
     [np.array([0.1, 5.5], np.float32), np.array([np.nan, 0.1]), [0.1], np.zeros((1, 2)), [-1, 0]],
 )
 def test_the_fast_path_refuses_bad_quotes_with_the_array_models_errors(action):
-    from sekai.envs.finance._single import FinanceEnv
-
-    fast, array = MarketMakingEnv(), MarketMakingEnv()
-    array._model = array._make_model(1)
-    errors = []
-    for env, step in ((fast, fast.step), (array, lambda a: FinanceEnv.step(array, a))):
-        env.reset(seed=0)
-        with pytest.raises(ValueError) as caught:
-            step(action)
-        errors.append(str(caught.value))
+    errors = refusals_of_both_paths(MarketMakingEnv, action)
     assert errors[0] == errors[1]
     assert "outside [0.0, 5.0]" in errors[0] or "shape" in errors[0]

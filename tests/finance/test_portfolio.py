@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rollouts import assert_fast_path_agrees
+from rollouts import assert_fast_path_agrees, refusals_of_both_paths
 
 import sekai
 from sekai.envs.finance.portfolio import PortfolioEnv
@@ -359,15 +359,6 @@ def test_more_assets_than_numpy_sums_in_order_keep_the_array_model():
     ],
 )
 def test_the_fast_path_refuses_bad_weights_with_the_array_models_errors(action):
-    from sekai.envs.finance._single import FinanceEnv
-
-    fast, array = PortfolioEnv(), PortfolioEnv()
-    array._model = array._make_model(1)
-    errors = []
-    for env, step in ((fast, fast.step), (array, lambda a: FinanceEnv.step(array, a))):
-        env.reset(seed=0)
-        with pytest.raises(ValueError) as caught:
-            step(action)
-        errors.append(str(caught.value))
+    errors = refusals_of_both_paths(PortfolioEnv, action)
     assert errors[0] == errors[1]
     assert "not valid portfolio weights" in errors[0] or "shape" in errors[0]
