@@ -9,8 +9,10 @@ your own callable of the same form; ``transaction_cost=c`` means ``ProportionalC
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -130,6 +132,18 @@ def check_cost(name: str, value: object) -> float:
 SCALAR_COST_MODELS = (ProportionalCost, HalfSpreadCost, SquareRootImpact)
 """The cost models with the scalar forms ``cost_of_one`` and ``cost_of_values`` (exact types:
 a subclass may change ``__call__``)."""
+
+
+def scalar_cost_of(
+    cost_model: Any, form: str, through_array: Callable[..., float]
+) -> Callable[..., float]:
+    """The single envs' fast cost function: the model's own scalar ``form`` (``"cost_of_one"``
+    or ``"cost_of_values"``) where it has one, else ``through_array`` bound to the model (which
+    calls it on arrays, as the array model does)."""
+    if type(cost_model) in SCALAR_COST_MODELS:
+        return getattr(cost_model, form)  # type: ignore[no-any-return]
+    return functools.partial(through_array, cost_model)
+
 
 DEFAULT_TRANSACTION_COST = 0.001
 """10 basis points of every traded value: the envs' default ``transaction_cost``."""

@@ -20,7 +20,6 @@ financing.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -36,7 +35,7 @@ from sekai.finance.accounting import (
     settle,
     size_weights,
 )
-from sekai.finance.costs import SCALAR_COST_MODELS
+from sekai.finance.costs import scalar_cost_of
 from sekai.finance.history import EpisodeStarts, check_options, dated, info_dates
 from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
 from sekai.finance.weights import SUM_TOLERANCE, check_weights
@@ -352,10 +351,7 @@ class PortfolioModelOne:
         cost_model = params.cost_model
         if cost_model is not self._cost_model:  # a new model: find its scalar form once
             self._cost_model = cost_model
-            if type(cost_model) in SCALAR_COST_MODELS:
-                self._cost_of = cost_model.cost_of_values
-            else:
-                self._cost_of = functools.partial(_cost_of_values, cost_model)
+            self._cost_of = scalar_cost_of(cost_model, "cost_of_values", _cost_of_values)
         shares, cash = self.shares, self.cash
         if self.opens is None:
             prices, wealth = self._price, self.wealth

@@ -15,7 +15,6 @@ at ``p[t+1]``, short positions included. An episode lasts
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +23,7 @@ import numpy as np
 from sekai.core import StepResult
 from sekai.finance._scalar import step_result
 from sekai.finance.accounting import RUIN, Account, check_costs, financing, settle, size_one
-from sekai.finance.costs import SCALAR_COST_MODELS
+from sekai.finance.costs import scalar_cost_of
 from sekai.finance.history import EpisodeStarts, dated, info_dates
 from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
 
@@ -235,10 +234,7 @@ class TradingModelOne:
         cost_model = params.cost_model
         if cost_model is not self._cost_model:  # a new model: find its scalar form once
             self._cost_model = cost_model
-            if type(cost_model) in SCALAR_COST_MODELS:
-                self._cost_of = cost_model.cost_of_one
-            else:
-                self._cost_of = functools.partial(_cost_of_one, cost_model)
+            self._cost_of = scalar_cost_of(cost_model, "cost_of_one", _cost_of_one)
         cost_of = self._cost_of
         equity, price = self.equity, self.price
         if self.opens is None:
