@@ -452,9 +452,9 @@ def _check_replay(
         )
     for name in ("ask", "bid"):
         full = orderbook[name + "_size"] > 0
-        offsets = orderbook[name + "_price"] - price_offset
-        ticks = offsets // tick
-        bad = full & ((offsets % tick != 0) | (ticks < 0) | (ticks >= n_ticks))
+        row_offsets = orderbook[name + "_price"] - price_offset
+        row_ticks = row_offsets // tick
+        bad = full & ((row_offsets % tick != 0) | (row_ticks < 0) | (row_ticks >= n_ticks))
         if bad.any():
             row, level = (int(i[0]) for i in np.nonzero(bad))
             raise ValueError(
