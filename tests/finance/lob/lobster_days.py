@@ -163,7 +163,7 @@ def ship(day: Day, levels: int) -> Shipped:
     first = next(k for k, depth in enumerate(day.depths) if _top(depth, levels) != before)
     in_view = {p for side in _top(day.depths[first], levels) for p, _ in side}
     in_view.add(int(day.messages[first]["price"]) // TICK)
-    for _, side, tick, _ in day.opening:
+    for _, _, tick, _ in day.opening:
         if tick not in in_view:
             unseen_since.setdefault(tick, -1)
     for k, (message, depth) in enumerate(zip(day.messages, day.depths, strict=True)):
