@@ -163,6 +163,7 @@ def a_book() -> OrderBook:
         ({"price": 4050}, "message 3: price 4050 is not on the 100-unit grid"),
         ({"price": 10_000}, "message 3: price 10000 is tick 100, outside"),
         ({"order_id": 1}, "order id 1 is submitted but already rests"),
+        ({"order_id": 10}, "message 3: order id 10 is submitted twice"),
     ],
 )
 def test_a_bad_message_mid_stream_leaves_the_book_untouched(bad: dict, match: str) -> None:  # type: ignore[type-arg]

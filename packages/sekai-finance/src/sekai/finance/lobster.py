@@ -314,8 +314,9 @@ def replay(
     then the newest orders); ``reconciliations`` counts the messages that needed it.
 
     Everything is checked before the first message is applied (types, directions, sizes,
-    time order, prices on the grid and in the book, new ids not resting yet), so a bad
-    stream leaves the book untouched.
+    time order, prices on the grid and in the book, each new id submitted once and not
+    resting yet), so a bad stream leaves the book untouched; submissions then take the
+    book's unchecked path.
     """
     kinds, ticks = _check_replay(messages, tick, price_offset, book.n_ticks, orderbook)
     new_ids = messages["order_id"][kinds == SUBMIT] if len(book) else ()
@@ -433,6 +434,15 @@ def _check_replay(
     if off_grid.any():
         at = int(np.argmax(off_grid))
         raise ValueError(f"message {at + 1}: price {prices[at]} is not on the {tick}-unit grid")
+    submitted = np.flatnonzero(kinds == SUBMIT)
+    ids = messages["order_id"][submitted]
+    order = np.argsort(ids, kind="stable")  # ids mostly come in order: near linear
+    repeated = ids[order[1:]] == ids[order[:-1]]
+    if repeated.any():
+        at = int(submitted[order[1:][repeated].min()])
+        raise ValueError(
+            f"message {at + 1}: order id {messages['order_id'][at]} is submitted twice"
+        )
     halts = kinds == HALT
     outside = ~halts & (ticks.view(np.uint64) >= n_ticks)  # a negative tick is a large uint
     if outside.any():

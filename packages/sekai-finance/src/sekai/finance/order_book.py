@@ -176,7 +176,8 @@ class OrderBook:
         return self._add(side, price, size, owner, order_id)
 
     def _add(self, side: int, price: int, size: int, owner: int, order_id: int) -> int:
-        """``add`` with its arguments checked."""
+        """``add`` once its arguments are known to be good: ``lobster.replay`` checks a
+        whole stream at once with numpy, then submits through here."""
         if order_id >= self._next_id:
             self._next_id = order_id + 1
         if side == BUY:
