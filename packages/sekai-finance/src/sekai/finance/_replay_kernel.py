@@ -188,4 +188,3 @@ def _top(volume, bid, ask, low, high, out):  # type: ignore[no-untyped-def]
         out[SELL, level, 0] = price if found else -1
         out[SELL, level, 1] = volume[SELL, price] if found else 0
         price += 1
-
