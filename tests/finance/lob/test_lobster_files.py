@@ -70,6 +70,9 @@ def test_files_with_and_without_header_and_with_5_to_9_decimals_read_alike(
     assert headed["time"].tolist() == [34200.00424, 34200.02555, 34200.20174]
     assert np.array_equal(headed[["type", "size", "price"]], plain[["type", "size", "price"]])
     assert len(read_messages(write(tmp_path / "c.csv", []))) == 0
+    # a first line with a number in it is a broken message, not a header
+    with pytest.raises(ValueError, match="line 1: not all numbers"):
+        read_messages(write(tmp_path / "d.csv", ["34200.1,1,x,5,5853300,1", *GOOD]))
 
 
 @pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zip"])

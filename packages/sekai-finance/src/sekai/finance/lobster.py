@@ -137,14 +137,15 @@ def _text(path: Path) -> str:
 
 
 def _read_rows(path: Path, columns: int | None) -> tuple[NDArray[np.float64], int]:
-    """The file's rows as floats, and the line number of the first (2 after a header row).
-    Every line must have ``columns`` fields (or as many as the first, when None)."""
+    """The file's rows as floats, and the line number of the first (2 after a header row: a
+    first line without a single number). Every line must have ``columns`` fields (or as many
+    as the first, when None)."""
     lines = _text(path).splitlines()
     while lines and not lines[-1].strip():
         lines.pop()
     first_line = 1
-    if lines and not _numbers(lines[0]):
-        lines, first_line = lines[1:], 2
+    if lines and not any(_numbers(field) for field in lines[0].split(",")):
+        lines, first_line = lines[1:], 2  # a header row: names only
     if not lines:
         return np.empty((0, columns or 4)), first_line
     expected = columns or lines[0].count(",") + 1
