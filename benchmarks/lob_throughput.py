@@ -33,8 +33,7 @@ carry them. It replays them with the L3 FIFO queue model and the no-partial-fill
 exchange over either of its depth books (hash map, or a vector over a range of ticks), every
 event both on the exchange side (depth and FIFO queues) and on the local side (depth). One
 ``elapse`` call consumes the whole stream; its rate counts our LOBSTER messages, the same
-count as ours. It is no matching engine: it needs each execution resolved to the order it
-hit, which the conversion does, whereas our replay matches a market order against the book.
+count as ours. Like our replay, it executes the very order each execution names.
 Its Python property ``best_bid_qty`` of the vector depth returns the best bid price (a binding
 slip in 2.4.4), so the check reads quantities tick by tick.
 """

@@ -18,7 +18,14 @@ from sekai.finance import (
     OrderBook,
     simulate_flow,
 )
-from sekai.finance.lobster import read_messages, record_flow, replay, write_messages
+from sekai.finance.lobster import (
+    MESSAGE_DTYPE,
+    ReplayResult,
+    read_messages,
+    record_flow,
+    replay,
+    write_messages,
+)
 from sekai.finance.order_flow import apply_event, sample_event, seed_book
 
 
@@ -95,27 +102,34 @@ def test_replay_of_a_small_message_file(tmp_path: Path) -> None:
             (34200.1, 1, 12, 50, 1000100, -1),  # sell 50 @ 100.01
             (34200.2, 1, 13, 30, 1000000, 1),  # buy 30 @ 100.00, behind 11
             (34200.3, 2, 11, 40, 1000000, 1),  # partial cancel of 11
-            (34200.4, 4, 11, 70, 1000000, 1),  # a sell market order executes 11 (60) then 13
-            (34200.5, 5, 0, 10, 1000050, 1),  # hidden execution: no book change
+            (34200.4, 4, 11, 60, 1000000, 1),  # execution of 11 (not of 13, behind it)
+            (34200.5, 5, 0, 10, 1000050, 1),  # hidden execution: on the tape only
             (34200.6, 3, 12, 50, 1000100, -1),  # delete 12
-            (34200.7, 3, 99, 5, 1000100, -1),  # an order from before the file: skipped
+            (34200.7, 3, 99, 5, 1000100, -1),  # an order the book never held: unmatched
         ],
     )
     messages = read_messages(path)
     assert messages["order_id"].tolist() == [11, 12, 13, 11, 11, 0, 12, 99]
     book = OrderBook(20_000)
-    assert replay(book, messages, tick=100) == 6
-    assert [(t.maker_id, t.size) for t in book.trades] == [(11, 60), (13, 10)]
+    result = replay(book, messages, tick=100)
+    assert result == ReplayResult(
+        applied=6, unmatched=1, hidden_trades=1, cross_trades=0, halts=0, reconciliations=0
+    )
+    # the hidden execution at 100.005 goes on the tape at the tick below
+    assert [(t.maker_id, t.price, t.size, t.taker_side) for t in book.trades] == [
+        (11, 10_000, 60, SELL),
+        (0, 10_000, 10, SELL),
+    ]
     assert book.best_ask is None and book.best_bid == 10_000
-    assert book.order(13).size == 20
+    assert book.order(13).size == 30 and 11 not in book
 
 
 def test_replay_refuses_unknown_types_and_off_grid_prices(tmp_path: Path) -> None:
-    bad_type = read_messages(write_file(tmp_path / "a.csv", [(1.0, 9, 1, 1, 100, 1)]))
-    with pytest.raises(ValueError, match="message type 9"):
+    bad_type = np.array([(1.0, 9, 1, 1, 100, 1)], MESSAGE_DTYPE)
+    with pytest.raises(ValueError, match="message 1: type is not one of 1 to 7"):
         replay(OrderBook(10), bad_type)
     off_grid = read_messages(write_file(tmp_path / "b.csv", [(1.0, 1, 1, 1, 150, 1)]))
-    with pytest.raises(ValueError, match="tick grid"):
+    with pytest.raises(ValueError, match="message 1: price 150 is not on the 100-unit grid"):
         replay(OrderBook(10), off_grid)
 
 
@@ -123,12 +137,12 @@ def test_a_bad_message_late_in_a_file_is_refused_before_any_is_applied(tmp_path:
     rows = [(1.0, 1, 1, 5, 300, 1), (2.0, 1, 2, 5, 900, -1), (3.0, 1, 3, 1, 450, 1)]
     messages = read_messages(write_file(tmp_path / "late.csv", rows))
     book = OrderBook(10)
-    with pytest.raises(ValueError, match="price 450 is not on the 100-unit tick grid"):
+    with pytest.raises(ValueError, match="message 3: price 450 is not on the 100-unit grid"):
         replay(book, messages)
     assert len(book) == 0 and book.best_bid is None and book.best_ask is None
     with pytest.raises(ValueError, match="tick must be a positive int, got 0"):
         replay(book, messages, tick=0)
-    with pytest.raises(ValueError, match=r"price 900 is tick 12, outside the book's \[0, 10\)"):
+    with pytest.raises(ValueError, match=r"message 2: price 900 is tick 12, outside the book's"):
         replay(book, messages, tick=75)
     assert len(book) == 0
 

@@ -3,11 +3,15 @@ a property test that checks every invariant after each message of random sequenc
 
 from __future__ import annotations
 
+import copy
+import math
+
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sekai.finance import BUY, PUBLIC, SELL, OrderBook
+from sekai.finance import BUY, LEGACY, PUBLIC, SELL, OrderBook, TradingHalted
 
 
 def fills(book: OrderBook, start: int = 0) -> list[tuple[int, int, int]]:
@@ -263,3 +267,197 @@ def test_random_message_sequences_keep_every_invariant(sequence, policy) -> None
             positions[trade.taker_owner] = positions.get(trade.taker_owner, 0) + sign * trade.size
             positions[trade.maker_owner] = positions.get(trade.maker_owner, 0) - sign * trade.size
         assert sum(positions.values()) == 0
+
+
+# -- bad input never corrupts a book ----------------------------------------------------------
+def small_book() -> OrderBook:
+    """Bids of 2 and 3 lots at 4, an ask of 2 at 6 (owner 7), legacy volume of 5 at 3."""
+    book = OrderBook(10)
+    book.add(BUY, 4, 2, order_id=1)
+    book.add(BUY, 4, 3, owner=7, order_id=2)
+    book.add(SELL, 6, 2, owner=7, order_id=3)
+    book.add_legacy(BUY, 3, 5)
+    return book
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda b: b.add(SELL, 3.5, 1), TypeError, "price must be an int, got 3.5"),
+        (lambda b: b.add(BUY, 10.5, 1), TypeError, "price must be an int"),
+        (lambda b: b.add(BUY, 5, 1.5), TypeError, "size must be an int, got 1.5"),
+        (lambda b: b.add(BUY, 5, math.nan), TypeError, "size must be an int, got nan"),
+        (lambda b: b.add(BUY, 5, True), TypeError, "size must be an int, got True"),
+        (lambda b: b.add(BUY, 5, 0), ValueError, "size must be a positive int, got 0"),
+        (lambda b: b.add(BUY, 5, -1), ValueError, "size must be a positive int, got -1"),
+        (lambda b: b.add(2, 5, 1), ValueError, "side must be BUY"),
+        (lambda b: b.add(SELL, 2, 1, owner=-1), ValueError, "owner must be PUBLIC"),
+        (lambda b: b.add(SELL, 2, 1, owner=1.0), TypeError, "owner must be an int"),
+        (lambda b: b.add(SELL, 2, 1, order_id=0), ValueError, "order id must be a positive"),
+        (lambda b: b.add(SELL, 2, 1, order_id=9.0), TypeError, "order id must be an int"),
+        (lambda b: b.add(SELL, 2, 1, order_id=1), ValueError, "order id 1 is already resting"),
+        (lambda b: b.market(BUY, 1.5), TypeError, "size must be an int"),
+        (lambda b: b.market(2, 1), ValueError, "side must be BUY"),
+        (lambda b: b.market(SELL, 0), ValueError, "size must be a positive int"),
+        (lambda b: b.cancel(1.0), TypeError, "order id must be an int"),
+        (lambda b: b.cancel(99), KeyError, "order 99 is not resting"),
+        (lambda b: b.cancel(1, 0), ValueError, "cancel size must be a positive int"),
+        (lambda b: b.cancel(1, 1.5), TypeError, "cancel size must be an int"),
+        (lambda b: b.modify(1, price=10.5), TypeError, "price must be an int"),
+        (lambda b: b.modify(1, price=6.0, size=1), TypeError, "price must be an int"),
+        (lambda b: b.modify(1, price=10), ValueError, "price must be a tick"),
+        (lambda b: b.modify(1, size=0), ValueError, "size must be a positive int"),
+        (lambda b: b.execute(1, 3), ValueError, "up to order 1's 2, got 3"),
+        (lambda b: b.execute(99, 1), KeyError, "order 99 is not resting"),
+        (lambda b: b.add_legacy(BUY, 6, 1), ValueError, "would cross the other side"),
+        (lambda b: b.cancel_legacy(BUY, 3, math.nan), TypeError, "size must be an int"),
+        (lambda b: b.record_trade(4, 1, 2), ValueError, "side must be BUY"),
+    ],
+)
+def test_a_refused_call_leaves_the_book_untouched(call, error, match: str) -> None:  # type: ignore[no-untyped-def]
+    book = small_book()
+    before = copy.deepcopy(vars(book))
+    with pytest.raises(error, match=match):
+        call(book)
+    assert vars(book) == before
+    assert book.depth(BUY, 5) == [(4, 5), (3, 5)] and book.best_ask == 6 and book.trades == []
+
+
+def test_numpy_integers_are_ints() -> None:
+    book = OrderBook(10)
+    order_id = book.add(np.int64(BUY), np.int32(4), np.int64(2), np.uint8(3), np.int64(50))
+    assert order_id == 50 and type(book.order(50).price) is int
+    book.cancel(np.int64(50), np.int16(1))
+    assert book.order(50).size == 1
+    assert book.market(np.int64(SELL), np.int64(5)) == 1
+
+
+def test_execute_trades_the_named_order_whatever_rests_ahead() -> None:
+    book = small_book()
+    book.execute(2, 1)  # order 2 is behind order 1 at tick 4
+    assert book.order(1).size == 2 and book.order(2).size == 2 and book.volume(BUY, 4) == 4
+    book.execute(2, 2)
+    assert 2 not in book and [o.order_id for o in book.queue(BUY, 4)] == [1]
+    assert [(t.maker_id, t.price, t.size, t.taker_side, t.taker_id) for t in book.trades] == [
+        (2, 4, 1, SELL, 0),
+        (2, 4, 2, SELL, 0),
+    ]
+    book.execute(1, 2)  # the level empties: the best bid moves down to the legacy volume
+    assert book.best_bid == 3
+
+
+def test_legacy_volume_rests_ahead_of_every_order_at_its_level() -> None:
+    book = OrderBook(10)
+    early = book.add(SELL, 6, 2, owner=7)
+    book.add_legacy(SELL, 6, 3)  # volume the records never announced: ahead of ``early``
+    book.add_legacy(SELL, 6, 1)  # one legacy record per level
+    assert [(o.order_id, o.owner, o.size) for o in book.queue(SELL, 6)] == [
+        (0, LEGACY, 4),
+        (early, 7, 2),
+    ]
+    assert len(book) == 1 and book.volume(SELL, 6) == 6
+    # owner 7 trades with legacy volume (no self-trade prevention), then meets its own order
+    assert book.market(BUY, 5, owner=7) == 4
+    assert [(t.maker_id, t.maker_owner, t.size) for t in book.trades] == [(0, LEGACY, 4)]
+    assert early not in book and book.best_ask is None
+
+
+def test_legacy_volume_is_cancelled_and_executed_as_far_as_there_is_some() -> None:
+    book = OrderBook(10)
+    book.add_legacy(BUY, 4, 5)
+    later = book.add(BUY, 4, 2)
+    assert book.cancel_legacy(BUY, 4, 2) == 2 and book.volume(BUY, 4) == 5
+    assert book.execute_legacy(BUY, 4, 10) == 3
+    assert book.cancel_legacy(BUY, 4, 1) == 0 and book.execute_legacy(BUY, 5, 1) == 0
+    assert [(o.order_id, o.size) for o in book.queue(BUY, 4)] == [(later, 2)]
+    assert [(t.price, t.size, t.maker_owner, t.taker_side) for t in book.trades] == [
+        (4, 3, LEGACY, SELL)
+    ]
+    book.add_legacy(BUY, 4, 1)  # comes back at the head
+    assert [o.owner for o in book.queue(BUY, 4)] == [LEGACY, PUBLIC]
+
+
+def test_a_halt_stops_traders_from_trading_until_resumed() -> None:
+    book = small_book()
+    book.halt()
+    assert book.halted
+    before = copy.deepcopy(vars(book))
+    for call in (
+        lambda: book.market(BUY, 1, owner=5),
+        lambda: book.add(BUY, 6, 1, owner=5),
+        lambda: book.modify(2, price=6),
+        lambda: book.execute(3, 1),
+    ):
+        with pytest.raises(TradingHalted, match="trading is halted"):
+            call()
+        assert vars(book) == before
+    assert isinstance(TradingHalted("x"), ValueError)
+    resting = book.add(BUY, 5, 1, owner=5)  # quoting and cancelling go on
+    book.cancel(resting)
+    book.add(BUY, 6, 1)  # the public (a replayed feed) is not stopped
+    book.resume()
+    assert not book.halted and book.market(BUY, 1, owner=5) == 1
+
+
+# a mix of good and bad values for each argument: ints in and out of range, floats, bools,
+# NaN, numpy integers
+N_BAD = 8
+ticks = st.sampled_from([0, 3, 4, 5, 7, N_BAD - 1, -1, N_BAD, 4.5, True, np.int64(4), math.nan])
+sizes = st.sampled_from([1, 2, 3, 5, 0, -1, 1.5, math.nan, True, np.int64(2)])
+sides = st.sampled_from([BUY, SELL, 2, -1, True, 0.0, np.int64(1)])
+owners = st.sampled_from([PUBLIC, 1, 2, -1, 1.0, False])
+ids = st.sampled_from([1, 2, 3, 4, 5, 6, 8, 12, 0, -3, 2.0, None, np.int64(3)])
+calls = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), sides, ticks, sizes, owners, ids),
+        st.tuples(st.just("market"), sides, sizes, owners),
+        st.tuples(st.just("cancel"), ids, st.one_of(st.none(), sizes)),
+        st.tuples(st.just("modify"), ids, st.one_of(st.none(), ticks), st.one_of(st.none(), sizes)),
+        st.tuples(st.just("execute"), ids, sizes),
+        st.tuples(
+            st.sampled_from(["add_legacy", "cancel_legacy", "execute_legacy", "record_trade"]),
+            sides,
+            ticks,
+            sizes,
+        ),
+        st.tuples(st.sampled_from(["halt", "resume"])),
+    ),
+    max_size=40,
+)
+
+
+def call_book(book: OrderBook, call: tuple) -> None:  # type: ignore[type-arg]
+    name, *args = call
+    if name == "add":
+        side, price, size, owner, order_id = args
+        book.add(side, price, size, owner, order_id)
+    elif name == "modify":
+        order_id, price, size = args
+        book.modify(order_id, price=price, size=size)
+    elif name == "record_trade":
+        side, price, size = args
+        book.record_trade(price, size, side)
+    else:
+        getattr(book, name)(*args)
+
+
+@settings(max_examples=200, deadline=None)
+@given(calls, st.sampled_from(["cancel_resting", "cancel_incoming"]))
+def test_random_good_and_bad_calls_never_corrupt_the_book(sequence, policy) -> None:  # type: ignore[no-untyped-def]
+    book = OrderBook(N_BAD, self_trade=policy)
+    for call in sequence:
+        before = copy.deepcopy(vars(book))
+        try:
+            call_book(book, call)
+        except (TypeError, ValueError, KeyError):
+            # depth, every queue, the orders, the tape, the next id and the halt as they were
+            assert vars(book) == before, call
+            continue
+        assert not book.is_crossed()
+        for side in (BUY, SELL):
+            for price, volume in book.depth(side, N_BAD):
+                queue = book.queue(side, price)
+                assert volume == sum(o.size for o in queue) > 0
+                assert all(type(o.size) is int and type(o.price) is int for o in queue)
+                assert all(o.owner == LEGACY for o in queue[:1] if o.order_id == 0)
+        assert all(type(t.size) is int and t.size > 0 for t in book.trades)

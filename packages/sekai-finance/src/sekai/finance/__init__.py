@@ -17,7 +17,16 @@ from sekai.finance.costs import (
 )
 from sekai.finance.data import Bars, Panel, load_csv, load_parquet, read_bars, read_panel
 from sekai.finance.metrics import EpisodeMetrics
-from sekai.finance.order_book import BUY, PUBLIC, SELL, Order, OrderBook, Trade
+from sekai.finance.order_book import (
+    BUY,
+    LEGACY,
+    PUBLIC,
+    SELL,
+    Order,
+    OrderBook,
+    Trade,
+    TradingHalted,
+)
 from sekai.finance.order_flow import (
     CANCEL,
     LIMIT,
@@ -32,6 +41,7 @@ from sekai.finance.weights import PortfolioWeights
 __all__ = [
     "BUY",
     "CANCEL",
+    "LEGACY",
     "LIMIT",
     "MARKET",
     "PUBLIC",
@@ -58,6 +68,7 @@ __all__ = [
     "SequentialStart",
     "SquareRootImpact",
     "Trade",
+    "TradingHalted",
     "load_csv",
     "load_parquet",
     "read_bars",

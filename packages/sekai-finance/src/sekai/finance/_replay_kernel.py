@@ -1,0 +1,190 @@
+"""A compiled replay of LOBSTER messages over level arrays: ``lobster.replay`` from messages
+alone (no reconciliation), as one numba loop.
+
+The book is lots per side and tick, legacy lots per side and tick (ahead of every order at
+their level), and an order table indexed by a dense slot per LOBSTER id (size, side, tick, and
+the links of its level's FIFO queue). Executions, cancels and deletes of a known id act on that
+order; of an unknown id, on the legacy lots at its price; a submission that crosses (only
+against stale volume, in a file that hides deep levels) trades legacy first, then the queue,
+best price first, as ``OrderBook`` does. numba is imported here only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.finance.lobster import DELETE, EXECUTE, SUBMIT, _check_replay
+from sekai.finance.order_book import BUY, SELL
+
+_jit = numba.njit(cache=True)  # type: ignore[call-overload]
+
+
+def replay_levels(
+    messages: NDArray[Any],
+    opening: NDArray[np.int64],
+    *,
+    n_ticks: int,
+    tick: int = 100,
+    price_offset: int = 0,
+    levels: int = 1,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+    """Replay ``messages`` on a book of ``opening`` lots per (side, tick), all legacy.
+
+    Returns the top ``levels`` levels after every message, ``(len(messages), 2, levels, 2)``
+    (side BUY/SELL, level, then tick and lots; tick -1 and 0 lots past the last level); the
+    lots per (side, tick) at the end; and how many messages were unmatched.
+    """
+    kinds, ticks = _check_replay(messages, tick, price_offset, n_ticks, None)
+    ids, slots = np.unique(messages["order_id"], return_inverse=True)
+    sides = np.where(messages["direction"] == 1, BUY, SELL).astype(np.int64)
+    top = np.empty((len(messages), 2, levels, 2), np.int64)
+    volume = np.array(opening, np.int64, copy=True)
+    unmatched = _replay(
+        kinds,
+        slots.astype(np.int64),
+        np.ascontiguousarray(messages["size"]),
+        ticks,
+        sides,
+        volume,
+        len(ids),
+        top,
+    )
+    return top, volume, unmatched
+
+
+@_jit
+def _replay(kinds, slots, sizes, ticks, sides, volume, n_slots, top):  # type: ignore[no-untyped-def]
+    n_ticks = volume.shape[1]
+    legacy = volume.copy()
+    size = np.zeros(n_slots, np.int64)  # 0: not resting
+    side_of = np.zeros(n_slots, np.int64)
+    tick_of = np.zeros(n_slots, np.int64)
+    nxt = np.full(n_slots, -1, np.int64)
+    prv = np.full(n_slots, -1, np.int64)
+    head = np.full((2, n_ticks), -1, np.int64)
+    tail = np.full((2, n_ticks), -1, np.int64)
+    bid = n_ticks - 1
+    while bid >= 0 and volume[BUY, bid] == 0:
+        bid -= 1
+    ask = 0
+    while ask < n_ticks and volume[SELL, ask] == 0:
+        ask += 1
+    # the lowest bid and the highest ask ever held bound the scans for the top levels
+    low = 0
+    while low < n_ticks and volume[BUY, low] == 0:
+        low += 1
+    high = n_ticks - 1
+    while high >= 0 and volume[SELL, high] == 0:
+        high -= 1
+    unmatched = 0
+    for k in range(len(kinds)):
+        kind, slot, lots, price, side = kinds[k], slots[k], sizes[k], ticks[k], sides[k]
+        if kind == SUBMIT:
+            if side == BUY:
+                while lots and ask < n_ticks and ask <= price:
+                    lots = _take(SELL, ask, lots, volume, legacy, size, head, tail, nxt, prv)
+                    while ask < n_ticks and volume[SELL, ask] == 0:
+                        ask += 1
+            else:
+                while lots and bid >= 0 and bid >= price:
+                    lots = _take(BUY, bid, lots, volume, legacy, size, head, tail, nxt, prv)
+                    while bid >= 0 and volume[BUY, bid] == 0:
+                        bid -= 1
+            if lots:
+                size[slot], side_of[slot], tick_of[slot] = lots, side, price
+                nxt[slot], prv[slot] = -1, tail[side, price]
+                if tail[side, price] >= 0:
+                    nxt[tail[side, price]] = slot
+                else:
+                    head[side, price] = slot
+                tail[side, price] = slot
+                volume[side, price] += lots
+                if side == BUY:
+                    bid, low = max(bid, price), min(low, price)
+                else:
+                    ask, high = min(ask, price), max(high, price)
+        elif kind <= EXECUTE:
+            if size[slot]:
+                side, price = side_of[slot], tick_of[slot]
+                cut = lots
+                if kind == DELETE or lots >= size[slot]:
+                    if kind == EXECUTE and lots > size[slot]:
+                        unmatched += 1
+                    cut = size[slot]
+                size[slot] -= cut
+                volume[side, price] -= cut
+                if size[slot] == 0:
+                    _unlink(slot, side, price, head, tail, nxt, prv)
+            else:
+                cut = min(lots, legacy[side, price])
+                legacy[side, price] -= cut
+                volume[side, price] -= cut
+                if cut < lots:
+                    unmatched += 1
+            if volume[side, price] == 0:
+                if side == BUY:
+                    while bid >= 0 and volume[BUY, bid] == 0:
+                        bid -= 1
+                else:
+                    while ask < n_ticks and volume[SELL, ask] == 0:
+                        ask += 1
+        # hidden executions, cross trades and halts change no level
+        _top(volume, bid, ask, low, high, top[k])
+    return unmatched
+
+
+@_jit
+def _take(maker, price, lots, volume, legacy, size, head, tail, nxt, prv):  # type: ignore[no-untyped-def]
+    """Trade up to ``lots`` at one level, legacy first, then the queue; return what is left."""
+    fill = min(lots, legacy[maker, price])
+    legacy[maker, price] -= fill
+    volume[maker, price] -= fill
+    lots -= fill
+    while lots and head[maker, price] >= 0:
+        slot = head[maker, price]
+        fill = min(lots, size[slot])
+        size[slot] -= fill
+        volume[maker, price] -= fill
+        lots -= fill
+        if size[slot] == 0:
+            _unlink(slot, maker, price, head, tail, nxt, prv)
+    return lots
+
+
+@_jit
+def _unlink(slot, side, price, head, tail, nxt, prv):  # type: ignore[no-untyped-def]
+    if prv[slot] >= 0:
+        nxt[prv[slot]] = nxt[slot]
+    else:
+        head[side, price] = nxt[slot]
+    if nxt[slot] >= 0:
+        prv[nxt[slot]] = prv[slot]
+    else:
+        tail[side, price] = prv[slot]
+    nxt[slot] = prv[slot] = -1
+
+
+@_jit
+def _top(volume, bid, ask, low, high, out):  # type: ignore[no-untyped-def]
+    """The top levels of both sides into ``out`` (side, level, tick/lots; -1 and 0 past the
+    last level); no bid lies below ``low``, no ask above ``high``."""
+    price = bid
+    for level in range(out.shape[1]):
+        while price >= low and volume[BUY, price] == 0:
+            price -= 1
+        found = price >= low
+        out[BUY, level, 0] = price if found else -1
+        out[BUY, level, 1] = volume[BUY, price] if found else 0
+        price -= 1
+    price = ask
+    for level in range(out.shape[1]):
+        while price <= high and volume[SELL, price] == 0:
+            price += 1
+        found = price <= high
+        out[SELL, level, 0] = price if found else -1
+        out[SELL, level, 1] = volume[SELL, price] if found else 0
+        price += 1
