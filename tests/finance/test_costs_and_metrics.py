@@ -94,3 +94,5 @@ def test_numpy_sums_longer_rows_otherwise_so_the_fast_paths_stop_there():
 def test_the_cost_models_scalar_forms_give_their_array_costs_exactly(traded):
     for model in (ProportionalCost(0.0013), HalfSpreadCost(0.0007), SquareRootImpact()):
         assert model.cost_of_values(traded) == model(np.array([traded]))[0]
+    for model in (ProportionalCost(0.0013), HalfSpreadCost(0.0007)):  # the linear ones
+        assert model.linear_rate() * sequential_sum(traded) == model(np.array([traded]))[0]

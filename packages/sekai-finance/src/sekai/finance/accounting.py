@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from sekai.finance._scalar import sequential_sum
+
 __all__ = [
     "RUIN",
     "Account",
@@ -27,6 +29,7 @@ __all__ = [
     "settle",
     "size_one",
     "size_weights",
+    "size_weights_linear",
 ]
 
 RUIN = 1e-9
@@ -34,6 +37,10 @@ RUIN = 1e-9
 
 _TOLERANCE = 1e-13  # of equity: how exactly a trade is sized net of its own cost
 _MAX_ROUNDS = 50
+_NOT_CONVERGED = (
+    "sizing a trade net of its cost did not converge: the cost model's marginal rate must "
+    "stay below 1 (a trade must not cost more than its value)"
+)
 
 
 class Account:
@@ -101,10 +108,7 @@ class Account:
             previous_net, previous_f = net, f
             net = net - f / slope
         else:
-            raise ValueError(
-                "sizing a trade net of its cost did not converge: the cost model's marginal "
-                "rate must stay below 1 (a trade must not cost more than its value)"
-            )
+            raise ValueError(_NOT_CONVERGED)
         check_costs(cost, len(equity))
         self.cash -= (target - holdings).sum(axis=1) + cost
         shares = target / prices
@@ -147,10 +151,7 @@ def size_one(
         slope = (f - previous_f) / step if step != 0.0 else 1.0
         previous_net, previous_f = net, f
         net = net - f / slope
-    raise ValueError(
-        "sizing a trade net of its cost did not converge: the cost model's marginal rate "
-        "must stay below 1 (a trade must not cost more than its value)"
-    )
+    raise ValueError(_NOT_CONVERGED)
 
 
 def size_weights(
@@ -158,11 +159,11 @@ def size_weights(
     holdings: list[float],
     weights: list[float],
     cost_of: Callable[[list[float]], float],
-) -> tuple[list[float], float, list[float]]:
+) -> tuple[list[float], float, float]:
     """``Account.trade_to`` for one account in several assets (at most ``EXACT_SUM_LENGTH``),
     with Python floats and the same operations in the same order (the single envs' fast path;
     a test proves they agree). ``cost_of`` is a cost model's ``cost_of_values``. Returns
-    ``(target holdings, cost, traded values)``."""
+    ``(target holdings, cost, total traded value)``."""
     tolerance = _TOLERANCE * equity
     pairs = list(zip(weights, holdings, strict=True))
     previous_net = equity
@@ -175,15 +176,42 @@ def size_weights(
         if abs(f) <= tolerance:
             if not 0.0 <= cost < math.inf:
                 check_costs(np.array([cost]), 1)
-            return [weight * net for weight in weights], cost, traded
+            return [weight * net for weight in weights], cost, sequential_sum(traded)
         step = net - previous_net
         slope = (f - previous_f) / step if step != 0.0 else 1.0
         previous_net, previous_f = net, f
         net = net - f / slope
-    raise ValueError(
-        "sizing a trade net of its cost did not converge: the cost model's marginal rate "
-        "must stay below 1 (a trade must not cost more than its value)"
-    )
+    raise ValueError(_NOT_CONVERGED)
+
+
+def size_weights_linear(
+    equity: float, holdings: list[float], weights: list[float], rate: float
+) -> tuple[list[float], float, float]:
+    """``size_weights`` for a cost model whose cost is ``rate * sum(traded)`` (its
+    ``linear_rate``), with the same operations, each round's sum added up in a loop
+    rather than through lists (most steps of Portfolio-v0's single env pay this)."""
+    tolerance = _TOLERANCE * equity
+    pairs = list(zip(weights, holdings, strict=True))
+    total = 0.0  # 0.0 + the first |value| is that value: the sum is numpy's, exactly
+    for weight, held in pairs:
+        total += abs(weight * equity - held)
+    previous_net, previous_f = equity, rate * total
+    net = equity - previous_f
+    for _ in range(_MAX_ROUNDS):
+        total = 0.0
+        for weight, held in pairs:
+            total += abs(weight * net - held)
+        cost = rate * total
+        f = net + cost - equity
+        if abs(f) <= tolerance:
+            if not 0.0 <= cost < math.inf:
+                check_costs(np.array([cost]), 1)
+            return [weight * net for weight in weights], cost, total
+        step = net - previous_net
+        slope = (f - previous_f) / step if step != 0.0 else 1.0
+        previous_net, previous_f = net, f
+        net = net - f / slope
+    raise ValueError(_NOT_CONVERGED)
 
 
 def check_costs(cost: np.ndarray, num_envs: int) -> None:
