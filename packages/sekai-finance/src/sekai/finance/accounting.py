@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from sekai.finance._scalar import sequential_sum
+from sekai.finance.costs import LINEAR_COST_MODELS, SCALAR_COST_MODELS
 
 __all__ = [
     "RUIN",
@@ -49,6 +50,7 @@ class Account:
     def __init__(self, num_envs: int, n_assets: int) -> None:
         self.cash = np.ones(num_envs)
         self.shares = np.zeros((num_envs, n_assets))
+        self._sums = _sums if n_assets > 1 else _the_column
 
     def reset(self, indices: np.ndarray) -> None:
         """All cash, equity 1.0, for the accounts in ``indices``."""
@@ -57,12 +59,14 @@ class Account:
 
     def equity(self, prices: np.ndarray) -> np.ndarray:
         """Cash plus holdings marked at ``prices`` (N, A)."""
-        return self.cash + (self.shares * prices).sum(axis=1)
+        return self.cash + self._sums(self.shares * prices)[:, 0]
 
     def accrue(self, prices: np.ndarray, cash_rate: float, borrow_rate: float) -> np.ndarray:
         """Credit a period's ``financing`` (rates per period) to cash, on the holdings valued
         at ``prices`` (N, A); returns it, shape (N,)."""
-        short_value = np.maximum(-(self.shares * prices), 0.0).sum(axis=1)
+        short_value: Any = 0.0  # at a zero rate the fee is 0.0 whatever the (finite) value
+        if borrow_rate != 0.0:
+            short_value = self._sums(np.maximum(-(self.shares * prices), 0.0))[:, 0]
         amount: np.ndarray = financing(self.cash, short_value, cash_rate, borrow_rate)
         self.cash += amount
         return amount
@@ -85,16 +89,32 @@ class Account:
         rate is below 1. So a fully invested account's cash is never below -1e-13 * equity.
         """
         holdings = self.shares * prices
-        tolerance = _TOLERANCE * equity
+        kept = None if keep is None else keep[:, None]
+        # a kept row sized as weight 0 from holdings 0: its target 0.0 trades |0.0 - 0.0|,
+        # the |h - h| = 0.0 of holding on, target - holdings is 0.0 as h - h, and its shares
+        # stay (below); so one np.where here instead of one per round
+        sized_weights = weights if kept is None else np.where(kept, 0.0, weights)
+        sized_holdings = holdings if kept is None else np.where(kept, 0.0, holdings)
+        sums = self._sums
+        # a linear model's cost, rate * row sum, computed here: the same operations, and over
+        # one asset without a reduction
+        linear = type(cost_model) in LINEAR_COST_MODELS
+        rate = cost_model.linear_rate() if linear else None  # type: ignore[attr-defined]
+        trusted = type(cost_model) in SCALAR_COST_MODELS  # sekai's own: right by construction
 
+        # the secant runs on (N, 1) columns, which broadcast against the (N, A) rows
         def residual(net: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            target = weights * net[:, None]
-            if keep is not None:
-                target = np.where(keep[:, None], holdings, target)
-            traded = np.abs(target - holdings)
+            target = sized_weights * net
+            traded = np.abs(target - sized_holdings)
+            if rate is not None:
+                return rate * sums(traded), target, traded
             cost = np.asarray(cost_model(traded), dtype=np.float64)
-            return cost, target, traded
+            if not trusted:
+                check_costs(cost, len(net))
+            return cost[:, None], target, traded
 
+        equity = equity[:, None]
+        tolerance = _TOLERANCE * equity
         previous_net = equity
         previous_f, target, traded = residual(previous_net)  # the residual at equity: the cost
         net = equity - previous_f
@@ -109,11 +129,20 @@ class Account:
             net = net - f / slope
         else:
             raise ValueError(_NOT_CONVERGED)
-        check_costs(cost, len(equity))
-        self.cash -= (target - holdings).sum(axis=1) + cost
+        self.cash -= (sums(target - sized_holdings) + cost)[:, 0]
         shares = target / prices
-        self.shares = shares if keep is None else np.where(keep[:, None], self.shares, shares)
-        return cost, traded.sum(axis=1)
+        self.shares = shares if kept is None else np.where(kept, self.shares, shares)
+        return cost[:, 0], sums(traded)[:, 0]
+
+
+def _sums(values: np.ndarray) -> np.ndarray:
+    """Each row's sum, as a column ``(N, 1)``."""
+    return values.sum(axis=1, keepdims=True)
+
+
+def _the_column(values: np.ndarray) -> np.ndarray:
+    """Each row's sum of one column, ``(N, 1)``: the array itself (but for a zero's sign)."""
+    return values
 
 
 def financing(cash: Any, short_value: Any, cash_rate: float, borrow_rate: float) -> Any:

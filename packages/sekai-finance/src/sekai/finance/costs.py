@@ -140,7 +140,8 @@ def check_cost(name: str, value: object) -> float:
 
 SCALAR_COST_MODELS = (ProportionalCost, HalfSpreadCost, SquareRootImpact)
 """The cost models with the scalar forms ``cost_of_one`` and ``cost_of_values`` (exact types:
-a subclass may change ``__call__``)."""
+a subclass may change ``__call__``); their costs of finite trades are finite and non-negative
+by construction, so ``Account.trade_to`` checks only other models' costs."""
 
 
 def scalar_cost_of(

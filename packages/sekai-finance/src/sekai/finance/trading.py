@@ -54,6 +54,8 @@ class TradingModel:
         self.equity = np.ones(num_envs)
         self.price = np.zeros(num_envs)
         self.window = np.arange(1 - params.lookback, 1)
+        # windows[t - lookback + 1] is the window ending at bar t: a view, one gather a step
+        self.windows = np.lib.stride_tricks.sliding_window_view(self.returns, params.lookback)
 
     def reset(
         self,
@@ -64,6 +66,9 @@ class TradingModel:
         length = self.params.episode_length
         first, last = self.params.lookback, len(self.history) - 1 - length
         starts = self.starts.draw(indices, options, rng, first, last, length)
+        # the last step's infos hold these arrays themselves: write to copies
+        self.timestamp, self.position = self.timestamp.copy(), self.position.copy()
+        self.equity, self.price = self.equity.copy(), self.price.copy()
         self.timestamp[indices] = starts
         self.end[indices] = starts + length
         self.position[indices] = 0
@@ -87,11 +92,11 @@ class TradingModel:
         """Every env's window: each bar's log return (then its features, when the data has
         them; row ``t`` is what was known at the close of bar ``t``), then the position."""
         lookback = len(self.window)
-        bars = self.timestamp[:, None] + self.window
         if self.rows is None:
             observation = np.empty((len(self.timestamp), lookback + 1), dtype=np.float32)
-            observation[:, :lookback] = self.returns[bars]
+            observation[:, :lookback] = self.windows[self.timestamp - (lookback - 1)]
         else:  # each bar's return and features, bar-major
+            bars = self.timestamp[:, None] + self.window
             observation = np.empty(
                 (len(self.timestamp), self.rows[0].size * lookback + 1), np.float32
             )
@@ -122,7 +127,7 @@ class TradingModel:
         financing = self.account.accrue(
             prices, params.cash_rate / per_year, params.borrow_rate / per_year
         )
-        self.timestamp += 1
+        self.timestamp = self.timestamp + 1  # new state arrays every step: the infos keep them
         self.price = self.history[self.timestamp]
         equity = self.account.equity(self.price[:, None])
         rewards, terminated = settle(self.equity, equity)
@@ -133,10 +138,10 @@ class TradingModel:
         infos = dated(
             self.dates,
             {
-                "timestamp": self.timestamp.copy(),
-                "price": self.price.copy(),  # copies: a reset changes the state in place
-                "position": target.copy(),
-                "equity": equity.copy(),
+                "timestamp": self.timestamp,
+                "price": self.price,
+                "position": target,
+                "equity": equity,
                 "cost": cost,
                 "financing": financing,
             },
@@ -153,7 +158,9 @@ class TradingModel:
             )
         positions = actions.astype(np.int64)
         low = -1 if allow_short else 0
-        bad = (positions < low) | (positions > 1) | (positions != actions)
+        bad = (positions < low) | (positions > 1)
+        if actions.dtype.kind != "i":  # a signed int converts exactly; others may not
+            bad |= positions != actions
         if bad.any():
             allowed = "-1 (short), 0 (flat) or 1 (long)" if allow_short else "0 (flat) or 1 (long)"
             raise ValueError(
