@@ -105,15 +105,13 @@ class ExecutionModel:
         }
 
     def observe(self) -> np.ndarray:
-        """``[remaining / shares, time_remaining, price / arrival price - 1]``, float32."""
-        return np.stack(
-            [
-                self.remaining / self.params.shares,
-                self.time_remaining,
-                self.price / self.arrival_price - 1.0,
-            ],
-            axis=1,
-        ).astype(np.float32)
+        """``[remaining / shares, time_remaining, price / arrival price - 1]``, float32 (each
+        column computed in float64 and cast as it is written)."""
+        observation = np.empty((len(self.price), 3), dtype=np.float32)
+        np.divide(self.remaining, self.params.shares, out=observation[:, 0])
+        observation[:, 1] = self.time_remaining
+        np.subtract(self.price / self.arrival_price, 1.0, out=observation[:, 2])
+        return observation
 
     def step(
         self, actions: np.ndarray, rng: np.random.Generator
