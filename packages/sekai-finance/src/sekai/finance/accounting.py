@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from sekai.finance._rows import row_sums
 from sekai.finance._scalar import sequential_sum
 from sekai.finance.costs import LINEAR_COST_MODELS, SCALAR_COST_MODELS
 
@@ -137,7 +138,7 @@ class Account:
 
 def _sums(values: np.ndarray) -> np.ndarray:
     """Each row's sum, as a column ``(N, 1)``."""
-    return values.sum(axis=1, keepdims=True)
+    return row_sums(values)[:, None]
 
 
 def _the_column(values: np.ndarray) -> np.ndarray:

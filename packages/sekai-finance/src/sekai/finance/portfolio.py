@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import StepResult
+from sekai.finance._rows import row_sums
 from sekai.finance._scalar import sequential_sum, step_result
 from sekai.finance.accounting import (
     RUIN,
@@ -69,8 +70,9 @@ class PortfolioModel:
         self.weights = np.zeros((num_envs, n_assets + 1))
         self.price = np.ones((num_envs, n_assets))
         self.window = np.arange(1 - lookback, 1)
-        # simulated returns as observed (float32), oldest at head
-        self.ring = np.zeros((num_envs, lookback, n_assets), dtype=np.float32)
+        # simulated returns as observed (float32), oldest at head, twice over: every env's
+        # window is the slice head:head + lookback, copied without an index array
+        self.ring = np.zeros((num_envs, 2 * lookback, n_assets), dtype=np.float32)
         self.head = 0
         self._returns_of = _SimulatedReturns(params)
 
@@ -89,6 +91,7 @@ class PortfolioModel:
             order = (self.head + np.arange(lookback)) % lookback
             warmup = self._draw_returns(rng, (len(indices), lookback))
             self.ring[indices[:, None], order] = warmup
+            self.ring[indices[:, None], order + lookback] = warmup
             self.price[indices] = 1.0
         else:
             last = len(self.history) - 1 - length
@@ -128,8 +131,7 @@ class PortfolioModel:
         observation = np.empty((num_envs, (lookback + 1) * n_assets + 1), dtype=np.float32)
         returns = observation[:, : lookback * n_assets].reshape(num_envs, lookback, n_assets)
         if self.returns is None:
-            order = (self.head + np.arange(lookback)) % lookback
-            np.take(self.ring, order, axis=1, out=returns, mode="wrap")
+            returns[:] = self.ring[:, self.head : self.head + lookback]
         else:
             returns[:] = self.returns[self.timestamp[:, None] + self.window]
         observation[:, lookback * n_assets :] = self.weights
@@ -157,13 +159,13 @@ class PortfolioModel:
         self.timestamp += 1
         if self.history is None:
             returns = self._draw_returns(rng, (len(self.wealth),))
-            self.ring[:, self.head] = returns
+            self.ring[:, self.head :: len(self.window)] = returns[:, None]  # both copies
             self.head = (self.head + 1) % len(self.window)
             self.price = self.price * np.exp(returns)
         else:
             self.price = self.history[self.timestamp]
         holdings = self.account.shares * self.price
-        wealth = self.account.cash + holdings.sum(axis=1)
+        wealth = self.account.cash + row_sums(holdings)
         rewards, terminated = settle(self.wealth, wealth)
         self.metrics.update(rewards, traded / self.wealth)
         self.wealth = wealth
