@@ -22,7 +22,7 @@ def row_sums(values: np.ndarray) -> np.ndarray:
     """``values.sum(axis=1)`` of a 2-d float array, exactly."""
     rows, width = values.shape
     if rows < _MIN_ROWS or width > EXACT_SUM_LENGTH:
-        return values.sum(axis=1)  # type: ignore[no-any-return]
+        return np.add.reduce(values, axis=1)  # type: ignore[no-any-return]  # .sum, less Python
     total = values[:, 0] + 0.0  # numpy's start: 0.0 + the first value
     for column in range(1, width):
         total += values[:, column]

@@ -54,8 +54,6 @@ class TradingModel:
         self.equity = np.ones(num_envs)
         self.price = np.zeros(num_envs)
         self.window = np.arange(1 - params.lookback, 1)
-        # windows[t - lookback + 1] is the window ending at bar t: a view, one gather a step
-        self.windows = np.lib.stride_tricks.sliding_window_view(self.returns, params.lookback)
 
     def reset(
         self,
@@ -92,11 +90,11 @@ class TradingModel:
         """Every env's window: each bar's log return (then its features, when the data has
         them; row ``t`` is what was known at the close of bar ``t``), then the position."""
         lookback = len(self.window)
+        bars = self.timestamp[:, None] + self.window
         if self.rows is None:
             observation = np.empty((len(self.timestamp), lookback + 1), dtype=np.float32)
-            observation[:, :lookback] = self.windows[self.timestamp - (lookback - 1)]
+            observation[:, :lookback] = self.returns[bars]
         else:  # each bar's return and features, bar-major
-            bars = self.timestamp[:, None] + self.window
             observation = np.empty(
                 (len(self.timestamp), self.rows[0].size * lookback + 1), np.float32
             )
@@ -108,7 +106,7 @@ class TradingModel:
         self, actions: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         params = self.params
-        if (self.timestamp >= self.end).any():
+        if np.count_nonzero(self.timestamp >= self.end):  # any (a C call, unlike .any())
             raise ValueError(_ENDED)
         target = self._check(actions, params.allow_short)
         if self.opens is None:
@@ -161,7 +159,7 @@ class TradingModel:
         bad = (positions < low) | (positions > 1)
         if actions.dtype.kind != "i":  # a signed int converts exactly; others may not
             bad |= positions != actions
-        if bad.any():
+        if np.count_nonzero(bad):
             allowed = "-1 (short), 0 (flat) or 1 (long)" if allow_short else "0 (flat) or 1 (long)"
             raise ValueError(
                 f"action {actions[bad][0].item()!r} is not a position: allowed are {allowed}"

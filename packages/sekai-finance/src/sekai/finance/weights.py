@@ -159,7 +159,7 @@ def check_weights(actions: np.ndarray, n_assets: int, max_leverage: float | None
         )
     total = row_sums(weights)
     long_only = max_leverage is None and weights.min() >= 0.0  # one reduction, not one a row
-    if long_only and (np.abs(total - 1.0) <= SUM_TOLERANCE).all():
+    if long_only and np.count_nonzero(np.abs(total - 1.0) <= SUM_TOLERANCE) == len(total):
         return weights / total[:, None]
     bad = _first_bad_row(weights, total, max_leverage)
     if bad is not None:
