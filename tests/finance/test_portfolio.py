@@ -315,6 +315,7 @@ def _two_assets(googl, eurusd):
         "impact",
         "half_spread",
         "correlations",
+        "one_asset",
     ],
 )
 def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(googl, eurusd, case):
@@ -346,6 +347,7 @@ def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(googl, eurusd,
             "sigma": [0.3, 0.0, 1.5],
             "dt": 1 / 12,
         },
+        "one_asset": {"n_assets": 1, "allow_short": True, "max_leverage": 2.0},
     }[case]
     space = PortfolioEnv(**kwargs).action_space
     space.seed(2)

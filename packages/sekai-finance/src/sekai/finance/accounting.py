@@ -30,6 +30,7 @@ __all__ = [
     "financing",
     "settle",
     "size_one",
+    "size_one_linear",
     "size_weights",
     "size_weights_linear",
 ]
@@ -103,6 +104,12 @@ class Account:
         rate = cost_model.linear_rate() if linear else None  # type: ignore[attr-defined]
         trusted = type(cost_model) in SCALAR_COST_MODELS  # sekai's own: right by construction
 
+        if rate is not None and weights.shape[1] == 1:
+            cost, target, traded = _linear_one_asset(
+                equity[:, None], sized_holdings, sized_weights, rate
+            )
+            return self._settle_trade(prices, target, sized_holdings, kept, cost, traded)
+
         # the secant runs on (N, 1) columns, which broadcast against the (N, A) rows
         def residual(net: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             target = sized_weights * net
@@ -133,10 +140,43 @@ class Account:
             net = net - f / slope
         else:
             raise ValueError(_NOT_CONVERGED)
-        self.cash -= (sums(target - sized_holdings) + cost)[:, 0]
+        return self._settle_trade(prices, target, sized_holdings, kept, cost, traded)
+
+    def _settle_trade(
+        self,
+        prices: np.ndarray,
+        target: np.ndarray,
+        holdings: np.ndarray,
+        kept: np.ndarray | None,
+        cost: np.ndarray,
+        traded: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Pay for the trade to ``target`` (the cost a column): cash and shares change."""
+        sums = self._sums
+        self.cash -= (sums(target - holdings) + cost)[:, 0]
         shares = target / prices
         self.shares = shares if kept is None else np.where(kept, self.shares, shares)
         return cost[:, 0], sums(traded)[:, 0]
+
+
+def _linear_one_asset(
+    equity: np.ndarray, holdings: np.ndarray, weights: np.ndarray, rate: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(cost, target, traded)`` of ``trade_to`` in one asset with a linear cost: net equity
+    solves ``x + rate * |w x - h| = equity`` in closed form, as a purchase (``w x >= h``: ``x =
+    (equity + rate h) / (1 + rate w)``) or else a sale (``x = (equity - rate h) / (1 - rate
+    w)``); ``size_one_linear`` does the same operations on floats. Columns ``(N, 1)``. A
+    marginal rate ``rate |w|`` of 1 or more is refused, as the secant refuses it."""
+    marginal = rate * weights
+    if np.count_nonzero(np.abs(marginal) >= 1.0):
+        raise ValueError(_NOT_CONVERGED)
+    rate_holdings = rate * holdings
+    buying = (equity + rate_holdings) / (1.0 + marginal)
+    selling = (equity - rate_holdings) / (1.0 - marginal)
+    net = np.where(weights * buying - holdings >= 0.0, buying, selling)
+    target = weights * net
+    traded = np.abs(target - holdings)
+    return rate * traded, target, traded
 
 
 def _sums(values: np.ndarray) -> np.ndarray:
@@ -187,6 +227,24 @@ def size_one(
     raise ValueError(_NOT_CONVERGED)
 
 
+def size_one_linear(
+    equity: float, holdings: float, weight: float, rate: float
+) -> tuple[float, float, float]:
+    """``size_one`` for a cost of ``rate * traded``: the closed form of ``Account.trade_to``
+    for one asset and a linear cost, with the same operations on floats. Returns ``(target
+    holding, cost, traded value)``."""
+    marginal = rate * weight
+    if abs(marginal) >= 1.0:
+        raise ValueError(_NOT_CONVERGED)
+    rate_holdings = rate * holdings
+    net = (equity + rate_holdings) / (1.0 + marginal)  # a purchase
+    if not weight * net - holdings >= 0.0:
+        net = (equity - rate_holdings) / (1.0 - marginal)  # a sale
+    target = weight * net
+    traded = abs(target - holdings)
+    return target, rate * traded, traded
+
+
 def size_weights(
     equity: float,
     holdings: list[float],
@@ -222,7 +280,11 @@ def size_weights_linear(
 ) -> tuple[list[float], float, float]:
     """``size_weights`` for a cost model whose cost is ``rate * sum(traded)`` (its
     ``linear_rate``), with the same operations, each round's sum added up in a loop
-    rather than through lists (most steps of Portfolio-v0's single env pay this)."""
+    rather than through lists (most steps of Portfolio-v0's single env pay this); one asset
+    in the closed form of ``size_one_linear``, as ``Account.trade_to``."""
+    if len(weights) == 1:
+        target, cost, traded = size_one_linear(equity, holdings[0], weights[0], rate)
+        return [target], cost, traded
     tolerance = _TOLERANCE * equity
     pairs = list(zip(weights, holdings, strict=True))
     total = 0.0  # 0.0 + the first |value| is that value: the sum is numpy's, exactly

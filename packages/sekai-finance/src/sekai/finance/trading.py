@@ -22,8 +22,16 @@ import numpy as np
 
 from sekai.core import StepResult
 from sekai.finance._scalar import step_result
-from sekai.finance.accounting import RUIN, Account, check_costs, financing, settle, size_one
-from sekai.finance.costs import scalar_cost_of
+from sekai.finance.accounting import (
+    RUIN,
+    Account,
+    check_costs,
+    financing,
+    settle,
+    size_one,
+    size_one_linear,
+)
+from sekai.finance.costs import LINEAR_COST_MODELS, scalar_cost_of
 from sekai.finance.history import EpisodeStarts, dated, info_dates
 from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
 
@@ -195,6 +203,7 @@ class TradingModelOne:
         self.price = self.shares = 0.0
         self._cost_model: Any = None
         self._cost_of: Callable[[float], float] = float
+        self._linear_rate: Callable[[], float] | None = None  # a linear cost model's rate
 
     def reset(
         self,
@@ -240,6 +249,8 @@ class TradingModelOne:
         if cost_model is not self._cost_model:  # a new model: find its scalar form once
             self._cost_model = cost_model
             self._cost_of = scalar_cost_of(cost_model, "cost_of_one", _cost_of_one)
+            linear = type(cost_model) in LINEAR_COST_MODELS
+            self._linear_rate = cost_model.linear_rate if linear else None
         cost_of = self._cost_of
         equity, price = self.equity, self.price
         if self.opens is None:
@@ -249,7 +260,11 @@ class TradingModelOne:
             sized_on = self.cash + self.shares * price
         holdings = self.shares * price
         if position != self.position:
-            target, cost, traded = size_one(sized_on, holdings, float(position), cost_of)
+            if self._linear_rate is None:
+                target, cost, traded = size_one(sized_on, holdings, float(position), cost_of)
+            else:
+                rate = self._linear_rate()
+                target, cost, traded = size_one_linear(sized_on, holdings, float(position), rate)
             self.shares = target / price
         else:  # as TradingModel's kept rows: no trade, yet the cost model is asked
             target, traded = holdings, 0.0
