@@ -89,6 +89,7 @@ class Account:
         steps from ``x = equity``: exact after one step for proportional costs whose trade
         directions do not change, and to 1e-13 of equity for any cost model whose marginal
         rate is below 1. So a fully invested account's cash is never below -1e-13 * equity.
+        One asset with a linear cost has a closed form, used instead (``_linear_one_asset``).
         """
         holdings = self.shares * prices
         kept = None if keep is None else keep[:, None]
