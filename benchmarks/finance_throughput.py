@@ -30,7 +30,7 @@
 sync at 16, PortfolioVecEnv / bare loop at 16,384, proc with 2 workers / sync at 256 on
 Portfolio-v0) and the no-regression ones (CartPole-v1 SyncVecEnv / gymnasium's at 16, the
 docs' Drift native / bare loop at 1024, Portfolio-v0 native / sync at 1024), each with its
-target and PASS or FAIL; ``--quick`` makes a run take about a minute, ``--runs 3`` makes three
+target and PASS or FAIL; ``--quick`` makes a run take about half a minute, ``--runs 3`` makes three
 runs in a row (the exit status is 1 unless all pass). ``--write-docs docs/performance.md``
 puts the runs' table between the page's markers, and refuses (exit status 2) when the 1-minute
 load average is over 1.5, before the runs or after them.
