@@ -1,13 +1,15 @@
 """Finance env throughput and memory, measured in one run so the ratios compare like with like.
 
-    python benchmarks/finance_throughput.py [--seconds 1] [--rounds 3] [--quick]
+    python benchmarks/finance_throughput.py [--seconds 1] [--rounds 3] [--quick] [--only abch]
+    python benchmarks/finance_throughput.py --issue24 [--quick] [--runs 3] [--write-docs PAGE]
 
 (a) Every registered finance env with a native version: native against SyncVecEnv at 16 and
     1024 sub-envs (targets: PortfolioVecEnv >= 5x at 16 and >= 50x at 1024, the others >= 30x at
     1024).
-(b) PortfolioVecEnv at 1024 sub-envs against the same arithmetic as a bare numpy loop with no
-    API around it (target: >= 0.6 of its steps/s); the native env builds infos lazily and the
-    caller here never reads them.
+(b) PortfolioVecEnv at 1024 and 16,384 sub-envs against the same arithmetic as a bare numpy
+    loop with no API around it (targets: >= 0.6 and >= 0.8 of its steps/s), and against that
+    loop without the episode figures and resets (the issue's independent loop, which did less
+    work); the native env builds infos lazily and the caller here never reads them.
 (c) How cost grows: native steps/s at 1 to 16,384 sub-envs (target: no fall past 1024).
 (d) Memory: TradingVecEnv with 16,384 sub-envs on one million bars, stepped 1,000 times: the RSS
     added beyond the history (target: under 100 MB).
@@ -20,6 +22,18 @@
     ``gymnasium.make`` gives it) in one race (target: Portfolio-v0, MarketMaking-v0 and
     OptimalExecution-v0 each >= 0.4x CartPole).
 (g) The ratios native / sync at 16 sub-envs of (a) in one table (target: every env >= 1.5x).
+(h) What bounds PortfolioVecEnv at 16,384 sub-envs: its steps/s with lookback windows of 1, 10
+    and 40 bars, each step's time expressed as bytes at numpy's copy bandwidth, next to the
+    bytes the window moves.
+
+``--issue24`` measures only the ratios of issue 24's targets (single envs / CartPole, native /
+sync at 16, PortfolioVecEnv / bare loop at 16,384, proc with 2 workers / sync at 256 on
+Portfolio-v0) and the no-regression ones (CartPole-v1 SyncVecEnv / gymnasium's at 16, the
+docs' Drift native / bare loop at 1024, Portfolio-v0 native / sync at 1024), each with its
+target and PASS or FAIL; ``--quick`` makes a run take about half a minute, ``--runs 3`` makes three
+runs in a row (the exit status is 1 unless all pass). ``--write-docs docs/performance.md``
+puts the runs' table between the page's markers, and refuses (exit status 2) when the 1-minute
+load average is over 1.5, before the runs or after them.
 
 The load average (``os.getloadavg()``) is printed with every section: the machine may be shared,
 and a ratio measured under load says less. ``--only ag`` runs only sections a and g (and so on).
@@ -33,8 +47,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import gc
 import os
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -85,50 +102,59 @@ def random_actions(env_id: str, num_envs: int, batches: int) -> np.ndarray:
 
 
 @contextlib.contextmanager
-def vector(env_id: str, num_envs: int, mode: str) -> Iterator[Step]:
-    with sekai.make_vec(env_id, num_envs, vectorization_mode=mode) as vec:
+def vector(env_id: str, num_envs: int, mode: str, **kwargs: Any) -> Iterator[Step]:
+    with sekai.make_vec(env_id, num_envs, vectorization_mode=mode, **kwargs) as vec:
         vec.reset(seed=0)
         yield vec.step
 
 
 # -- (b) the Portfolio-v0 arithmetic as a bare numpy loop ---------------------------------------
 @contextlib.contextmanager
-def bare_portfolio(num_envs: int) -> Iterator[Step]:
+def bare_portfolio(num_envs: int, *, episodes: bool = True) -> Iterator[Step]:
     """Portfolio-v0's defaults (5 GBM assets, lookback 10, 252-step episodes, 0.001 costs) with
-    the same per-step arithmetic: weight checks, trades sized net of cost, GBM prices, wealth,
-    rewards, episode figures, observations, same-step resets; no API, no infos."""
+    the env's per-step arithmetic: weight checks, trades sized net of cost, financing at zero
+    rates, correlated returns (the scale folded into the Cholesky factor, as the env does), the
+    rolling window, drifted weights, wealth, rewards, ruin, observations; with ``episodes`` also
+    the episode figures and same-step resets. No API, no infos. ``episodes=False`` is the loop
+    the issue's independent figure describes ("no autoreset or episode bookkeeping")."""
     n, lookback, length, rate = 5, 10, 252, 0.001
     mu, sigma, dt, rho = 0.05, 0.2, 1 / 252, 0.3
     corr = np.full((n, n), rho)
     np.fill_diagonal(corr, 1.0)
-    chol = np.linalg.cholesky(corr)
+    factor = np.linalg.cholesky(corr).T * (sigma * np.sqrt(dt))
+    drift = (mu - 0.5 * sigma * sigma) * dt
     rng = np.random.default_rng(0)
     cash, shares = np.ones(num_envs), np.zeros((num_envs, n))
     price, wealth = np.ones((num_envs, n)), np.ones(num_envs)
     weights = np.zeros((num_envs, n + 1))
     weights[:, -1] = 1.0
-    ring = np.zeros((num_envs, lookback, n), np.float32)
+    ring = np.zeros((num_envs, 2 * lookback, n), np.float32)  # twice over: a window is a slice
     head, elapsed = 0, np.zeros(num_envs, np.int64)
     stats = np.zeros((5, num_envs))
 
     def draw(size: tuple[int, ...]) -> np.ndarray:
-        shocks = rng.standard_normal((*size, n)) @ chol.T
-        return (mu - 0.5 * sigma * sigma) * dt + (sigma * np.sqrt(dt)) * shocks
+        return drift + rng.standard_normal((*size, n)) @ factor
+
+    def row_sums(values: np.ndarray) -> np.ndarray:  # column by column: 3-6x numpy's axis=1
+        total = values[:, 0] + 0.0
+        for column in range(1, values.shape[1]):
+            total += values[:, column]
+        return total
 
     def step(actions: np.ndarray) -> tuple[Any, ...]:
         nonlocal cash, shares, price, wealth, weights, head
         target_w = np.asarray(actions, np.float64)
-        total = target_w.sum(axis=1)
-        if not ((np.abs(total - 1) <= 1e-5) & (target_w.min(axis=1) >= 0)).all():
+        total = row_sums(target_w)
+        if not (target_w.min() >= 0 and (np.abs(total - 1) <= 1e-5).all()):
             raise ValueError("bad weights")
         target_w = target_w / total[:, None]
         holdings = shares * price
-        net = wealth - rate * np.abs(target_w[:, :n] * wealth[:, None] - holdings).sum(axis=1)
+        net = wealth - rate * row_sums(np.abs(target_w[:, :n] * wealth[:, None] - holdings))
         previous_net, previous_f = wealth, wealth - net
         for _ in range(50):
             target = target_w[:, :n] * net[:, None]
             traded = np.abs(target - holdings)
-            cost = rate * traded.sum(axis=1)
+            cost = rate * row_sums(traded)
             f = net + cost - wealth
             if (np.abs(f) <= 1e-13 * wealth).all():
                 break
@@ -136,41 +162,112 @@ def bare_portfolio(num_envs: int) -> Iterator[Step]:
             slope = np.divide(f - previous_f, step_, out=np.ones_like(f), where=step_ != 0)
             previous_net, previous_f = net, f
             net = net - f / slope
-        cash = cash - ((target - holdings).sum(axis=1) + cost)
+        cash = cash - (row_sums(target - holdings) + cost)
         shares = target / price
+        cash += cash * 0.0 - 0.0  # financing at zero rates, as the env computes it
         returns = draw((num_envs,))
-        ring[:, head] = returns
+        ring[:, head::lookback] = returns[:, None]
         head = (head + 1) % lookback
         price = price * np.exp(returns)
         holdings = shares * price
-        new_wealth = cash + holdings.sum(axis=1)
+        new_wealth = cash + row_sums(holdings)
         rewards = np.log(np.maximum(new_wealth, 1e-9) / wealth)
-        stats[0] += rewards
-        stats[1] += rewards * rewards
-        np.maximum(stats[2], stats[0], out=stats[2])
-        np.maximum(stats[3], stats[2] - stats[0], out=stats[3])
-        stats[4] += traded.sum(axis=1) / wealth
+        terminated = new_wealth <= 1e-9
+        if episodes:
+            stats[0] += rewards
+            stats[1] += rewards * rewards
+            np.maximum(stats[2], stats[0], out=stats[2])
+            np.maximum(stats[3], stats[2] - stats[0], out=stats[3])
+            stats[4] += row_sums(traded) / wealth
         wealth = new_wealth
         weights = np.concatenate([holdings, cash[:, None]], axis=1) / wealth[:, None]
         elapsed[:] += 1
         truncated = elapsed >= length
-        if truncated.any():
-            done = np.flatnonzero(truncated)
+        if episodes and (truncated | terminated).any():
+            done = np.flatnonzero(truncated | terminated)
             order = (head + np.arange(lookback)) % lookback
-            ring[done[:, None], order] = draw((len(done), lookback))
+            warmup = draw((len(done), lookback))
+            ring[done[:, None], order] = warmup
+            ring[done[:, None], order + lookback] = warmup
             cash[done], shares[done], price[done], wealth[done] = 1.0, 0.0, 1.0, 1.0
             weights[done] = 0.0
             weights[done, -1] = 1.0
             elapsed[done] = 0
             stats[:, done] = 0.0
         observations = np.empty((num_envs, (lookback + 1) * n + 1), np.float32)
-        observations[:, : lookback * n] = np.take(
-            ring, (head + np.arange(lookback)) % lookback, axis=1
-        ).reshape(num_envs, -1)
+        observations[:, : lookback * n] = ring[:, head : head + lookback].reshape(num_envs, -1)
         observations[:, lookback * n :] = weights
-        return observations, rewards, truncated
+        return observations, rewards, terminated, truncated
 
     yield step
+
+
+def portfolio_against_bare(num_envs: int, seconds: float, rounds: int) -> dict[str, float]:
+    """PortfolioVecEnv, the bare loop with all of its arithmetic, and the bare loop without
+    the episode figures or resets, in one race at ``num_envs`` sub-envs."""
+    actions = random_actions("Portfolio-v0", num_envs, max(4, 50 * 1024 // num_envs))
+    return race(
+        {
+            BARE: bare_portfolio(num_envs),
+            "bare loop without episode figures or resets": bare_portfolio(num_envs, episodes=False),
+            "PortfolioVecEnv": vector("Portfolio-v0", num_envs, "native"),
+        },
+        actions,
+        seconds,
+        rounds,
+    )
+
+
+BARE = "bare numpy loop (all of the env's arithmetic)"
+
+
+# -- (h) what bounds PortfolioVecEnv at 16,384 sub-envs --------------------------------------------
+def copy_bandwidth(megabytes: int = 64) -> float:
+    """Bytes per second numpy moves copying a ``megabytes`` array into another (each byte read
+    once and written once: 2 bytes touched per byte copied), best of 5."""
+    source = np.ones(megabytes * 2**20 // 8)
+    target = np.empty_like(source)
+    best = 0.0
+    for _ in range(5):
+        start = time.perf_counter()
+        np.copyto(target, source)
+        best = max(best, 2 * source.nbytes / (time.perf_counter() - start))
+    return best
+
+
+def bounds(num_envs: int, seconds: float, rounds: int) -> None:
+    """Steps/s of PortfolioVecEnv at ``num_envs`` for several lookback windows, and each step's
+    time as bytes at numpy's copy bandwidth next to the bytes the window moves."""
+    bandwidth = copy_bandwidth()
+    lookbacks = (1, 10, 40)
+    actions = random_actions("Portfolio-v0", num_envs, 4)
+    backends = {
+        f"lookback {k}": _portfolio_vec(num_envs, lookback=k, episode_length=252) for k in lookbacks
+    }
+    best = race(backends, actions, seconds, rounds)
+    print(f"(h) what bounds PortfolioVecEnv at {num_envs:,} sub-envs  [{load()}]")
+    print(f"  numpy copy bandwidth: {bandwidth / 1e9:.1f} GB/s (bytes read + written)")
+    print(
+        f"  {'window':<12} {'steps/s':>12} {'us/step':>9} {'as GB/s x time':>15}"
+        f" {'window bytes':>13}"
+    )
+    for k, name in zip(lookbacks, backends, strict=True):
+        seconds_per_step = num_envs / best[name]
+        # float32: the step's returns into both copies of their ring slot, the window read from
+        # the ring and written into the observation
+        window_bytes = num_envs * 5 * 4 * (2 + 2 * k)
+        print(
+            f"  {name:<12} {best[name]:>12,.0f} {seconds_per_step * 1e6:>9,.0f}"
+            f" {seconds_per_step * bandwidth / 2**20:>12,.1f} MB {window_bytes / 2**20:>10,.1f} MB"
+        )
+    print()
+
+
+@contextlib.contextmanager
+def _portfolio_vec(num_envs: int, **kwargs: Any) -> Iterator[Step]:
+    with sekai.make_vec("Portfolio-v0", num_envs, **kwargs) as vec:
+        vec.reset(seed=0)
+        yield vec.step
 
 
 # -- (c) scaling ------------------------------------------------------------------------------
@@ -324,32 +421,218 @@ def own_actions(make: Any, count: int) -> Iterator[Step]:
         yield step
 
 
-def singles_against_cartpole(ids: list[str], seconds: float, rounds: int) -> None:
-    try:
-        import gymnasium
-    except ImportError:
-        print("(f) not run: gymnasium is not installed here\n")
-        return
+def single_rates(ids: list[str], seconds: float, rounds: int) -> dict[str, float]:
+    """Steps/s of gymnasium's CartPole-v1 and of every id's single env, in one race."""
+    import gymnasium
+
     backends: dict[str, contextlib.AbstractContextManager[Step]] = {
-        "gymnasium CartPole-v1": own_actions(lambda: gymnasium.make("CartPole-v1"), 1000)
+        CARTPOLE: own_actions(lambda: gymnasium.make("CartPole-v1"), 1000)
     }
     for env_id in ids:
         backends[f"sekai {env_id}"] = own_actions(lambda env_id=env_id: sekai.make(env_id), 1000)
-    best = race(backends, np.zeros((20, 100)), seconds, rounds)
-    _print("(f) single envs against gymnasium's CartPole-v1", best, "gymnasium CartPole-v1")
+    return race(backends, np.zeros((20, 100)), seconds, rounds)
+
+
+CARTPOLE = "gymnasium CartPole-v1"
+
+
+def singles_against_cartpole(ids: list[str], seconds: float, rounds: int) -> None:
+    try:
+        import gymnasium  # noqa: F401
+    except ImportError:
+        print("(f) not run: gymnasium is not installed here\n")
+        return
+    best = single_rates(ids, seconds, rounds)
+    _print("(f) single envs against gymnasium's CartPole-v1", best, CARTPOLE)
     for env_id, target in SINGLE_TARGETS.items():
-        ratio = best[f"sekai {env_id}"] / best["gymnasium CartPole-v1"]
+        ratio = best[f"sekai {env_id}"] / best[CARTPOLE]
         print(f"  {env_id} / CartPole-v1: {ratio:.2f}x (target >= {target}x)")
     print()
 
 
-def main() -> None:
+# -- issue 24: every target in one run, PASS or FAIL ----------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """One ratio measured in a run against its target (at least)."""
+
+    what: str
+    ratio: float
+    target: float
+
+    @property
+    def passed(self) -> bool:
+        return self.ratio >= self.target
+
+
+def native_against_sync(env_id: str, num_envs: int, seconds: float, rounds: int) -> float:
+    """Native steps/s over those of a SyncVecEnv of single envs, at ``num_envs``."""
+    actions = random_actions(env_id, num_envs, max(4, 1600 // num_envs))
+    best = race(
+        {
+            "sync": vector(env_id, num_envs, "sync"),
+            "native": vector(env_id, num_envs, "native"),
+        },
+        actions,
+        seconds,
+        rounds,
+    )
+    return best["native"] / best["sync"]
+
+
+def issue24(seconds: float, rounds: int) -> list[Check]:
+    """Measure every ratio of issue 24's targets, each race in one go."""
+    from vector_throughput import bare_loop, gymnasium_sync, sekai_native, sekai_sync
+
+    checks = []
+    singles = single_rates(list(SINGLE_TARGETS), seconds, rounds)
+    for env_id, target in SINGLE_TARGETS.items():
+        ratio = singles[f"sekai {env_id}"] / singles[CARTPOLE]
+        checks.append(Check(f"single {env_id} / CartPole-v1", ratio, target))
+    for env_id in native_ids():
+        ratio = native_against_sync(env_id, 16, seconds, rounds)
+        checks.append(Check(f"native / sync at 16 sub-envs, {env_id}", ratio, TARGET_AT_16))
+    best = portfolio_against_bare(16384, seconds, rounds)
+    checks.append(
+        Check("PortfolioVecEnv / bare loop at 16,384", best["PortfolioVecEnv"] / best[BARE], 0.8)
+    )
+    actions = random_actions("Portfolio-v0", 256, 8)
+    proc = {"num_workers": 2}
+    best = race(
+        {
+            "sync": vector("Portfolio-v0", 256, "sync"),
+            "proc": vector("Portfolio-v0", 256, "proc", vector_kwargs=proc),
+        },
+        actions,
+        seconds,
+        rounds,
+    )
+    checks.append(
+        Check("proc (2 workers) / sync at 256, Portfolio-v0", best["proc"] / best["sync"], 1.7)
+    )
+    # no regression
+    actions = np.random.default_rng(0).integers(0, 2, size=(100, 16))
+    best = race(
+        {"gymnasium": gymnasium_sync(16), "sekai": sekai_sync(16)}, actions, seconds, rounds
+    )
+    checks.append(
+        Check("CartPole-v1 sync at 16: sekai / gymnasium", best["sekai"] / best["gymnasium"], 1.8)
+    )
+    actions = np.random.default_rng(0).integers(0, 2, size=(10, 1024))
+    best = race({"bare": bare_loop(1024), "native": sekai_native(1024)}, actions, seconds, rounds)
+    checks.append(Check("Drift at 1024: native / bare loop", best["native"] / best["bare"], 0.8))
+    ratio = native_against_sync("Portfolio-v0", 1024, seconds, rounds)
+    checks.append(
+        Check("Portfolio-v0 at 1024: native / sync", ratio, TARGETS_AT_1024["Portfolio-v0"])
+    )
+    return checks
+
+
+def print_checks(checks: list[Check], run: str) -> None:
+    print(f"issue 24 targets, {run}  [{load()}]")
+    print(f"  {'ratio measured':<52} {'ratio':>8} {'target':>9}")
+    for check in checks:
+        verdict = "PASS" if check.passed else "FAIL"
+        print(
+            f"  {check.what:<52} {check.ratio:>7.2f}x {'>= ' + f'{check.target:g}x':>9}  {verdict}"
+        )
+    failed = sum(not check.passed for check in checks)
+    print(f"  {len(checks) - failed} PASS, {failed} FAIL\n")
+
+
+# -- the docs table: written only from a quiet machine --------------------------------------------
+MAX_LOAD_FOR_DOCS = 1.5
+DOCS_START = "<!-- finance_throughput.py --write-docs: start -->"
+DOCS_END = "<!-- finance_throughput.py --write-docs: end -->"
+
+
+def refusal(load_1min: float) -> str | None:
+    """Why the docs table must not be written at this 1-minute load average, or None."""
+    if load_1min <= MAX_LOAD_FOR_DOCS:
+        return None
+    return (
+        f"refusing to write the docs table: the 1-minute load average is {load_1min:.2f}, over "
+        f"{MAX_LOAD_FOR_DOCS}; ratios measured on a busy machine are not the docs' figures. "
+        "Run again when nothing else runs."
+    )
+
+
+def docs_table(runs: list[list[Check]], loads: list[float], day: str) -> str:
+    """The markdown table of every run's ratios, one column per run."""
+    header = "| ratio | target | " + " | ".join(f"run {k + 1}" for k in range(len(runs))) + " |"
+    lines = [
+        f"Measured on {day} with `python benchmarks/finance_throughput.py --issue24 --runs "
+        f"{len(runs)} --write-docs docs/performance.md`, 1-minute load average "
+        + ", ".join(f"{value:.2f}" for value in loads)
+        + " at the runs' ends.",
+        "",
+        header,
+        "|---|---|" + "---|" * len(runs),
+    ]
+    for row, first in enumerate(runs[0]):
+        cells = " | ".join(f"{run[row].ratio:.2f}x" for run in runs)
+        lines.append(f"| {first.what} | >= {first.target:g}x | {cells} |")
+    return "\n".join(lines)
+
+
+def replace_block(text: str, block: str) -> str:
+    """``text`` with what lies between the docs markers replaced by ``block``; ValueError when
+    the markers are missing."""
+    start, end = text.find(DOCS_START), text.find(DOCS_END)
+    if start < 0 or end < start:
+        raise ValueError(f"the page has no block between {DOCS_START!r} and {DOCS_END!r}")
+    return text[: start + len(DOCS_START)] + "\n" + block + "\n" + text[end:]
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="1 round, no 16,384 sub-envs")
-    parser.add_argument("--only", default="abcdefg", help="the sections to run, e.g. fg")
-    args = parser.parse_args()
+    parser.add_argument("--only", default="abcdefgh", help="the sections to run, e.g. fg")
+    parser.add_argument(
+        "--issue24", action="store_true", help="every issue-24 ratio with PASS/FAIL, only"
+    )
+    parser.add_argument("--runs", type=int, default=1, help="issue-24 runs; all must pass")
+    parser.add_argument("--write-docs", metavar="PAGE", help="put the issue-24 table in PAGE")
+    args = parser.parse_args(argv)
+    if args.write_docs and not args.issue24:
+        parser.error("--write-docs writes the --issue24 table: add --issue24")
+    if args.write_docs:
+        why = refusal(os.getloadavg()[0])
+        if why:
+            print(why, file=sys.stderr)
+            return 2
+        replace_block(Path(args.write_docs).read_text(), "")  # the markers are there
+    if args.issue24:
+        return run_issue24(args)
+    run_sections(args)
+    return 0
+
+
+def run_issue24(args: argparse.Namespace) -> int:
+    seconds, rounds = (0.5, 2) if args.quick else (args.seconds, args.rounds)
+    runs, loads = [], []
+    for k in range(args.runs):
+        checks = issue24(seconds, rounds)
+        loads.append(os.getloadavg()[0])
+        print_checks(checks, f"run {k + 1} of {args.runs}")
+        runs.append(checks)
+    failed = sum(not check.passed for checks in runs for check in checks)
+    verdict = "all PASS" if not failed else f"{failed} FAIL"
+    print(f"issue 24: {args.runs} run(s), {verdict}  [{load()}]")
+    if args.write_docs:
+        why = refusal(max(loads))
+        if why:
+            print(why, file=sys.stderr)
+            return 2
+        page = Path(args.write_docs)
+        table = docs_table(runs, loads, time.strftime("%Y-%m-%d"))
+        page.write_text(replace_block(page.read_text(), table))
+        print(f"wrote the table to {page}")
+    return 1 if failed else 0
+
+
+def run_sections(args: argparse.Namespace) -> None:
     rounds = 1 if args.quick else args.rounds
     ids = native_ids()
     print(f"finance_throughput.py, {load()}\n")
@@ -380,19 +663,16 @@ def main() -> None:
             print(f"  target at 1024: native >= {target:.0f}x sync\n")
 
     if "b" in args.only:
-        actions = random_actions("Portfolio-v0", 1024, 50)
-        best = race(
-            {
-                "bare numpy loop": bare_portfolio(1024),
-                "PortfolioVecEnv": vector("Portfolio-v0", 1024, "native"),
-            },
-            actions,
-            args.seconds,
-            rounds,
-        )
-        _print(
-            "(b) Portfolio-v0, 1024 sub-envs, array form (target >= 0.6x)", best, "bare numpy loop"
-        )
+        for num_envs, target in ((1024, 0.6), (16384, 0.8)):
+            if num_envs == 16384 and args.quick:
+                continue
+            best = portfolio_against_bare(num_envs, args.seconds, rounds)
+            _print(
+                f"(b) Portfolio-v0, {num_envs:,} sub-envs, array form (target: PortfolioVecEnv "
+                f">= {target}x the first loop)",
+                best,
+                BARE,
+            )
 
     if "c" in args.only:
         sizes = [1, 16, 256, 1024, 4096] + ([] if args.quick else [16384])
@@ -414,7 +694,9 @@ def main() -> None:
         for env_id, ratio in at_16.items():
             print(f"  {env_id:<24} {ratio:>6.2f}x (target >= {TARGET_AT_16}x)")
         print()
+    if "h" in args.only:
+        bounds(4096 if args.quick else 16384, args.seconds, rounds)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from sekai.finance import EpisodeMetrics, HalfSpreadCost, ProportionalCost, SquareRootImpact
+from sekai.finance._rows import row_sums
 from sekai.finance._scalar import EXACT_SUM_LENGTH, sequential_sum
 from sekai.finance.costs import resolve_costs
 
@@ -84,6 +85,20 @@ def test_sequential_sum_is_numpys_sum_bit_for_bit_up_to_its_length(values):
     assert sequential_sum(values) == np.array([values]).sum(axis=1)[0] == np.sum(values)
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(1, 9),
+    st.sampled_from([1, 63, 64, 200]),
+    st.lists(st.sampled_from([-0.0, 0.0, 1.0, -1e16, 1e16, 3.3, np.nan]), min_size=1),
+)
+def test_row_sums_are_numpys_row_sums_bit_for_bit(width, rows, pool):
+    values = np.resize(np.array(pool), (rows, width))
+    np.random.default_rng(width).shuffle(values.ravel())
+    ours, numpys = row_sums(values), values.sum(axis=1)
+    np.testing.assert_array_equal(ours, numpys)
+    assert (np.signbit(ours) == np.signbit(numpys)).all()  # negative zeros too
+
+
 def test_numpy_sums_longer_rows_otherwise_so_the_fast_paths_stop_there():
     values = [1.0, 1e16, -1e16, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]  # 9 values: summed pairwise
     assert sequential_sum(values) != np.sum(values)
@@ -94,3 +109,5 @@ def test_numpy_sums_longer_rows_otherwise_so_the_fast_paths_stop_there():
 def test_the_cost_models_scalar_forms_give_their_array_costs_exactly(traded):
     for model in (ProportionalCost(0.0013), HalfSpreadCost(0.0007), SquareRootImpact()):
         assert model.cost_of_values(traded) == model(np.array([traded]))[0]
+    for model in (ProportionalCost(0.0013), HalfSpreadCost(0.0007)):  # the linear ones
+        assert model.linear_rate() * sequential_sum(traded) == model(np.array([traded]))[0]

@@ -11,7 +11,7 @@ from rollouts import assert_fast_path_agrees, refusals_of_both_paths
 import sekai
 from sekai.envs.finance.portfolio import PortfolioEnv
 from sekai.finance.accounting import Account
-from sekai.finance.costs import SquareRootImpact
+from sekai.finance.costs import HalfSpreadCost, SquareRootImpact
 from sekai.finance.weights import PortfolioWeights, check_weights
 from sekai.spaces.utils import batch_space
 
@@ -304,7 +304,19 @@ def _two_assets(googl, eurusd):
 
 @pytest.mark.parametrize(
     "case",
-    ["simulated", "short", "per_asset", "history", "data", "next_open", "user_cost", "impact"],
+    [
+        "simulated",
+        "short",
+        "per_asset",
+        "history",
+        "data",
+        "next_open",
+        "user_cost",
+        "impact",
+        "half_spread",
+        "correlations",
+        "one_asset",
+    ],
 )
 def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(googl, eurusd, case):
     prices = np.column_stack([googl.close[:600], eurusd.close[:600], googl.close[100:700]])
@@ -328,6 +340,14 @@ def test_the_scalar_fast_path_agrees_exactly_with_the_array_model(googl, eurusd,
         },
         "user_cost": {"cost_model": _fee_and_floor, "episode_length": 30},
         "impact": {"cost_model": SquareRootImpact(daily_volume=3.0), "n_assets": 6},
+        "half_spread": {"cost_model": HalfSpreadCost(0.004), "n_assets": 2, "lookback": 1},
+        "correlations": {
+            "n_assets": 3,
+            "correlation": [[1.0, 0.5, -0.2], [0.5, 1.0, 0.1], [-0.2, 0.1, 1.0]],
+            "sigma": [0.3, 0.0, 1.5],
+            "dt": 1 / 12,
+        },
+        "one_asset": {"n_assets": 1, "allow_short": True, "max_leverage": 2.0},
     }[case]
     space = PortfolioEnv(**kwargs).action_space
     space.seed(2)

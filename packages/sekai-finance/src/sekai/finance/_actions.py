@@ -16,7 +16,7 @@ def check_box_actions(
     array = np.asarray(actions, dtype=np.float64)
     if array.shape != shape:
         raise ValueError(f"expected {what} of shape {shape}, got shape {array.shape}")
-    if (array >= low).all() and (array <= high).all():  # NaN fails both comparisons
+    if array.min() >= low and array.max() <= high:  # a NaN is the min and max: fails both
         return array
     inside = (array >= low) & (array <= high)
     if not inside.all():

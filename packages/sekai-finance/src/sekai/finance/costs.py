@@ -54,6 +54,10 @@ class ProportionalCost:
         operations of ``__call__``."""
         return self.rate * sequential_sum(values)
 
+    def linear_rate(self) -> float:
+        """``r`` such that the cost is ``r * sum(traded)``, computed that way, exactly."""
+        return self.rate
+
     def __repr__(self) -> str:
         return f"ProportionalCost({self.rate})"
 
@@ -74,6 +78,11 @@ class HalfSpreadCost:
     def cost_of_values(self, values: list[float]) -> float:
         """The cost of one env's trades, with the operations of ``__call__``."""
         return 0.5 * self.spread * sequential_sum(values)
+
+    def linear_rate(self) -> float:
+        """``r`` such that the cost is ``r * sum(traded)``, computed that way, exactly
+        (``__call__`` multiplies ``0.5 * spread`` first)."""
+        return 0.5 * self.spread
 
     def __repr__(self) -> str:
         return f"HalfSpreadCost({self.spread})"
@@ -131,7 +140,8 @@ def check_cost(name: str, value: object) -> float:
 
 SCALAR_COST_MODELS = (ProportionalCost, HalfSpreadCost, SquareRootImpact)
 """The cost models with the scalar forms ``cost_of_one`` and ``cost_of_values`` (exact types:
-a subclass may change ``__call__``)."""
+a subclass may change ``__call__``); their costs of finite trades are finite and non-negative
+by construction, so ``Account.trade_to`` checks only other models' costs."""
 
 
 def scalar_cost_of(
@@ -143,6 +153,10 @@ def scalar_cost_of(
     if type(cost_model) in SCALAR_COST_MODELS:
         return getattr(cost_model, form)  # type: ignore[no-any-return]
     return functools.partial(through_array, cost_model)
+
+
+LINEAR_COST_MODELS = (ProportionalCost, HalfSpreadCost)
+"""The cost models whose cost is ``linear_rate() * sum(traded)`` (exact types)."""
 
 
 DEFAULT_TRANSACTION_COST = 0.001

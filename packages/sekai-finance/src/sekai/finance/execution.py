@@ -89,6 +89,9 @@ class ExecutionModel:
     ) -> dict[str, Any]:
         if any(options):
             raise ValueError(f"OptimalExecution-v0 takes no reset options, got {options!r}")
+        # the last step's infos hold these arrays themselves: write to copies
+        self.price, self.cash = self.price.copy(), self.cash.copy()
+        self.remaining = self.remaining.copy()
         self.price[indices] = self.params.start_price
         self.arrival_price[indices] = self.params.start_price
         self.cash[indices] = 0.0
@@ -105,15 +108,13 @@ class ExecutionModel:
         }
 
     def observe(self) -> np.ndarray:
-        """``[remaining / shares, time_remaining, price / arrival price - 1]``, float32."""
-        return np.stack(
-            [
-                self.remaining / self.params.shares,
-                self.time_remaining,
-                self.price / self.arrival_price - 1.0,
-            ],
-            axis=1,
-        ).astype(np.float32)
+        """``[remaining / shares, time_remaining, price / arrival price - 1]``, float32 (each
+        column computed in float64 and cast as it is written)."""
+        observation = np.empty((len(self.price), 3), dtype=np.float32)
+        np.divide(self.remaining, self.params.shares, out=observation[:, 0])
+        observation[:, 1] = self.time_remaining
+        np.subtract(self.price / self.arrival_price, 1.0, out=observation[:, 2])
+        return observation
 
     def step(
         self, actions: np.ndarray, rng: np.random.Generator
@@ -130,10 +131,10 @@ class ExecutionModel:
         terminated = self.steps >= params.episode_length
         infos = {
             **done._asdict(),
-            "price": self.price.copy(),  # copies: a reset changes the state in place
-            "remaining": self.remaining.copy(),
+            "price": self.price,
+            "remaining": self.remaining,
             "position": self.position,
-            "cash": self.cash.copy(),
+            "cash": self.cash,
             "time_remaining": self.time_remaining,
         }
         infos.update(self.metrics.final_infos(terminated, 252.0 / params.dt))
@@ -152,9 +153,12 @@ class ExecutionModel:
         slippage = np.where(traded > 0, params.half_spread, 0.0)
         slippage += params.temporary_impact * traded / tau
         fill_price = self.price - side * slippage
-        self.cash += side * traded * fill_price
-        self.remaining -= traded  # exactly zero after the last step: x - x == 0
-        self.price += params.sigma * np.sqrt(tau) * shocks - side * params.permanent_impact * traded
+        # new arrays, not in place: the step's infos keep them
+        self.cash = self.cash + side * traded * fill_price
+        self.remaining = self.remaining - traded  # exactly zero after the last step: x - x == 0
+        self.price = self.price + (
+            params.sigma * math.sqrt(tau) * shocks - side * params.permanent_impact * traded
+        )
         self.steps += 1
         equity = self.equity
         risk = params.risk_aversion * params.sigma**2 * tau * self.remaining**2

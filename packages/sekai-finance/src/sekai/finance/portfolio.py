@@ -20,12 +20,14 @@ financing.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from sekai.core import StepResult
+from sekai.finance._rows import row_sums
 from sekai.finance._scalar import sequential_sum, step_result
 from sekai.finance.accounting import (
     RUIN,
@@ -34,13 +36,16 @@ from sekai.finance.accounting import (
     financing,
     settle,
     size_weights,
+    size_weights_linear,
 )
-from sekai.finance.costs import scalar_cost_of
+from sekai.finance.costs import LINEAR_COST_MODELS, scalar_cost_of
 from sekai.finance.history import EpisodeStarts, check_options, dated, info_dates
 from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
 from sekai.finance.weights import SUM_TOLERANCE, check_weights
 
 __all__ = ["PortfolioModel", "PortfolioModelOne"]
+
+_mul, _sub, _truediv = operator.mul, operator.sub, operator.truediv
 
 
 class PortfolioModel:
@@ -65,8 +70,9 @@ class PortfolioModel:
         self.weights = np.zeros((num_envs, n_assets + 1))
         self.price = np.ones((num_envs, n_assets))
         self.window = np.arange(1 - lookback, 1)
-        # simulated returns as observed (float32), oldest at head
-        self.ring = np.zeros((num_envs, lookback, n_assets), dtype=np.float32)
+        # simulated returns as observed (float32), oldest at head, twice over: every env's
+        # window is the slice head:head + lookback, copied without an index array
+        self.ring = np.zeros((num_envs, 2 * lookback, n_assets), dtype=np.float32)
         self.head = 0
         self._returns_of = _SimulatedReturns(params)
 
@@ -85,6 +91,7 @@ class PortfolioModel:
             order = (self.head + np.arange(lookback)) % lookback
             warmup = self._draw_returns(rng, (len(indices), lookback))
             self.ring[indices[:, None], order] = warmup
+            self.ring[indices[:, None], order + lookback] = warmup
             self.price[indices] = 1.0
         else:
             last = len(self.history) - 1 - length
@@ -124,8 +131,7 @@ class PortfolioModel:
         observation = np.empty((num_envs, (lookback + 1) * n_assets + 1), dtype=np.float32)
         returns = observation[:, : lookback * n_assets].reshape(num_envs, lookback, n_assets)
         if self.returns is None:
-            order = (self.head + np.arange(lookback)) % lookback
-            np.take(self.ring, order, axis=1, out=returns, mode="wrap")
+            returns[:] = self.ring[:, self.head : self.head + lookback]
         else:
             returns[:] = self.returns[self.timestamp[:, None] + self.window]
         observation[:, lookback * n_assets :] = self.weights
@@ -153,13 +159,13 @@ class PortfolioModel:
         self.timestamp += 1
         if self.history is None:
             returns = self._draw_returns(rng, (len(self.wealth),))
-            self.ring[:, self.head] = returns
+            self.ring[:, self.head :: len(self.window)] = returns[:, None]  # both copies
             self.head = (self.head + 1) % len(self.window)
             self.price = self.price * np.exp(returns)
         else:
             self.price = self.history[self.timestamp]
         holdings = self.account.shares * self.price
-        wealth = self.account.cash + holdings.sum(axis=1)
+        wealth = self.account.cash + row_sums(holdings)
         rewards, terminated = settle(self.wealth, wealth)
         self.metrics.update(rewards, traded / self.wealth)
         self.wealth = wealth
@@ -196,32 +202,52 @@ def _window_rows(params: Any) -> np.ndarray | None:
 
 
 class _SimulatedReturns:
-    """Draws of the simulated assets' log returns, from the parameters read at each draw (the
-    Cholesky factor is recomputed only when ``correlation`` is replaced)."""
+    """Draws of the simulated assets' log returns, ``drift + Z @ factor`` with ``Z`` standard
+    normal, from the parameters read at each draw: ``drift = (mu - sigma**2 / 2) dt`` and
+    ``factor`` the transposed Cholesky factor of ``correlation`` times ``sigma sqrt(dt)`` per
+    asset (column), recomputed only when one of them is replaced. Folding the scale into the
+    factor saves a pass over the draws (and a numpy call per single-env step)."""
 
     def __init__(self, params: Any) -> None:
         self.params = params
         self.n_assets: int = params.n_assets
-        self._correlation: Any = None
-        self._cholesky = np.eye(self.n_assets)
-        self._terms: tuple[Any, ...] = ()  # the (mu, sigma, dt) objects drift and scale are of
+        self._terms: tuple[Any, ...] = ()  # the (correlation, mu, sigma, dt) objects used
         self._drift: Any = 0.0
-        self._scale: Any = 1.0
+        self._factor = np.eye(self.n_assets)
+        self._normal = np.empty((1, self.n_assets))
+        self._one = np.empty((1, self.n_assets))
 
     def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
         """Log returns, shape ``size + (n_assets,)``."""
+        self._refresh()
+        return self._drift + rng.standard_normal((*size, self.n_assets)) @ self._factor
+
+    def draw_one(self, rng: np.random.Generator) -> np.ndarray:
+        """``draw(rng, (1,))`` into a ``(1, n_assets)`` array this object reuses (overwritten
+        by the next call): the same random numbers and operations, no allocation."""
+        self._refresh()
+        normal, one = self._normal, self._one
+        rng.standard_normal(out=normal)
+        np.matmul(normal, self._factor, out=one)
+        return np.add(self._drift, one, out=one)  # type: ignore[no-any-return]
+
+    def _refresh(self) -> None:
+        """Recompute drift and factor if one of their parameters was replaced (the stored
+        values are read: the parameters' properties cost a call each)."""
         params = self.params
-        if params.correlation is not self._correlation:
-            self._correlation = params.correlation
-            self._cholesky = np.linalg.cholesky(params._correlation_matrix).T
-        mu, sigma, dt = params.mu, params.sigma, params.dt
+        correlation, mu, sigma, dt = params._correlation, params._mu, params._sigma, params.dt
         terms = self._terms
-        if not terms or terms[0] is not mu or terms[1] is not sigma or terms[2] is not dt:
-            self._terms = (mu, sigma, dt)
+        if (
+            not terms
+            or terms[0] is not correlation
+            or terms[1] is not mu
+            or terms[2] is not sigma
+            or terms[3] is not dt
+        ):
+            self._terms = (correlation, mu, sigma, dt)
             self._drift = (mu - 0.5 * sigma * sigma) * dt
-            self._scale = sigma * np.sqrt(dt)
-        shocks = rng.standard_normal((*size, self.n_assets)) @ self._cholesky
-        return self._drift + self._scale * shocks
+            cholesky = np.linalg.cholesky(params._correlation_matrix).T
+            self._factor = cholesky * (sigma * np.sqrt(dt))
 
 
 class PortfolioModelOne:
@@ -247,22 +273,25 @@ class PortfolioModelOne:
         self.dates: list[Any] | None = None if dates is None else dates.tolist()
         self.opens: np.ndarray | None = params._opens if params.execution == "next_open" else None
         self.max_leverage: float | None = params.max_leverage if params.allow_short else None
+        self._action_shape = (n_assets + 1,)
         self.starts = EpisodeStarts(params, 1)
         self.metrics = ScalarEpisodeMetrics()
         self.timestamp = self.end = 0
         self.wealth = self.cash = 1.0
         self.shares = [0.0] * n_assets
+        self._holdings = [0.0] * n_assets  # shares * price, as the last step left them
         self._price = [1.0] * n_assets
         self._weights = [0.0] * n_assets + [1.0]
-        # simulated returns as observed (float32), twice over: the window is one slice
+        # simulated returns as observed (float32), twice over: the window is one slice of
+        # ``_flat``, a flat view of the ring
         self.ring = np.zeros((2 * lookback, n_assets), dtype=np.float32)
+        self._flat = self.ring.reshape(-1)
+        self._slots = [self.ring[head::lookback] for head in range(lookback)]  # both copies
         self.head = 0
         self._returns_of = _SimulatedReturns(params)
         self._cost_model: Any = None
         self._cost_of: Callable[[list[float]], float] = sequential_sum  # set on the first step
-        width = lookback * (n_assets if self.rows is None else self.rows.shape[1])
-        self._window_width = width
-        self._observation_size = width + n_assets + 1
+        self._linear_rate: Callable[[], float] | None = None  # a linear cost model's rate
 
     @property
     def price(self) -> np.ndarray:
@@ -297,6 +326,7 @@ class PortfolioModelOne:
         self.timestamp, self.end = start, start + length
         self.wealth = self.cash = 1.0
         self.shares = [0.0] * self.n_assets
+        self._holdings = [0.0] * self.n_assets
         self._weights = [0.0] * self.n_assets + [1.0]
         self.metrics.reset()
         return dated(
@@ -311,23 +341,25 @@ class PortfolioModelOne:
         )
 
     def observe(self) -> np.ndarray:
-        return self._observation()[None]
+        return self._observation(np.array(self._weights))[None]
 
-    def _observation(self) -> np.ndarray:
-        observation = np.empty(self._observation_size, dtype=np.float32)
-        width = self._window_width
+    def _observation(self, weights: np.ndarray) -> np.ndarray:
+        """The window of returns (or rows), oldest first, then ``weights``, as one new float32
+        array (one call: the window is a slice of the ring or of the history's rows)."""
         if self.rows is None:  # the ring, oldest first from head
-            observation[:width] = self.ring[self.head : self.head + self.lookback].ravel()
+            n_assets = self.n_assets
+            start = self.head * n_assets
+            window = self._flat[start : start + self.lookback * n_assets]
         else:
             timestamp = self.timestamp
-            observation[:width] = self.rows[timestamp - self.lookback + 1 : timestamp + 1].ravel()
-        observation[width:] = self._weights
-        return observation
+            window = self.rows[timestamp - self.lookback + 1 : timestamp + 1].reshape(-1)
+        return np.concatenate((window, weights), dtype=np.float32)
 
     def targets(self, action: Any) -> list[float] | None:
-        """A weights action as target weights, if it is a float array of the right shape and
-        valid weights; else None (the caller then checks it as the array model does)."""
-        if type(action) is not np.ndarray or action.shape != (self.n_assets + 1,):
+        """A weights action as the assets' target weights (cash's is the rest), if it is a
+        float array of the right shape and valid weights; else None (the caller then checks it
+        as the array model does)."""
+        if type(action) is not np.ndarray or action.shape != self._action_shape:
             return None
         if action.dtype.kind != "f":
             return None
@@ -342,68 +374,78 @@ class PortfolioModelOne:
             self.max_leverage * (1.0 + 1e-9)
         ):
             return None
+        del values[-1]
         return [value / total for value in values]
 
     def step_one(self, targets: list[float], rng: np.random.Generator) -> StepResult:
-        """One step of the env to checked ``targets`` (weights summing to 1, cash last)."""
+        """One step of the env to checked ``targets``, the assets' weights (of weights
+        summing to 1, cash's last and left out)."""
         params = self.params
-        n_assets = self.n_assets
         cost_model = params.cost_model
         if cost_model is not self._cost_model:  # a new model: find its scalar form once
             self._cost_model = cost_model
             self._cost_of = scalar_cost_of(cost_model, "cost_of_values", _cost_of_values)
+            linear = type(cost_model) in LINEAR_COST_MODELS
+            self._linear_rate = cost_model.linear_rate if linear else None
         shares, cash = self.shares, self.cash
         if self.opens is None:
-            prices, wealth = self._price, self.wealth
+            prices, wealth, holdings = self._price, self.wealth, self._holdings
         else:  # the next bar's opens, marked before the trade
             prices = self.opens[self.timestamp + 1].tolist()
-            wealth = cash + sequential_sum([s * p for s, p in zip(shares, prices, strict=True)])
-        holdings = [s * p for s, p in zip(shares, prices, strict=True)]
-        target, cost, traded = size_weights(wealth, holdings, targets[:n_assets], self._cost_of)
-        cash -= sequential_sum([t - h for t, h in zip(target, holdings, strict=True)]) + cost
-        shares = [t / p for t, p in zip(target, prices, strict=True)]
+            holdings = list(map(_mul, shares, prices))
+            wealth = cash + sequential_sum(holdings)
+        if self._linear_rate is None:
+            target, cost, traded = size_weights(wealth, holdings, targets, self._cost_of)
+        else:
+            target, cost, traded = size_weights_linear(
+                wealth, holdings, targets, self._linear_rate()
+            )
+        cash -= sequential_sum(list(map(_sub, target, holdings))) + cost
+        shares = list(map(_truediv, target, prices))
         per_year = params.periods_per_year
-        # np.maximum(-(shares * prices), 0.0), signed zeros and NaN included
-        short_value = sequential_sum(
-            [0.0 if (v := -(s * p)) < 0.0 else v for s, p in zip(shares, prices, strict=True)]
-        )
-        interest = financing(
-            cash, short_value, params.cash_rate / per_year, params.borrow_rate / per_year
-        )
+        borrow_rate = params.borrow_rate / per_year
+        short_value = 0.0  # the fee at a zero rate is 0.0 whatever the (finite) short value
+        if borrow_rate != 0.0:
+            # np.maximum(-(shares * prices), 0.0), signed zeros and NaN included
+            short_value = sequential_sum(
+                [0.0 if (v := -(s * p)) < 0.0 else v for s, p in zip(shares, prices, strict=True)]
+            )
+        interest = financing(cash, short_value, params.cash_rate / per_year, borrow_rate)
         cash += interest
         timestamp = self.timestamp + 1
         if self.history is None:
-            returns = self._returns_of.draw(rng, (1,))
-            self.ring[self.head :: self.lookback] = returns  # both copies of the slot
+            returns = self._returns_of.draw_one(rng)
+            self._slots[self.head][...] = returns  # both copies of the slot
             self.head = (self.head + 1) % self.lookback
-            growth = np.exp(returns).tolist()[0]
-            price = [p * g for p, g in zip(self._price, growth, strict=True)]
+            price = list(map(_mul, self._price, np.exp(returns).tolist()[0]))
         else:
             price = self.history[timestamp].tolist()
-        holdings = [s * p for s, p in zip(shares, price, strict=True)]
+        holdings = list(map(_mul, shares, price))
         new_wealth = cash + sequential_sum(holdings)
         terminated = new_wealth <= RUIN
         # max(new_wealth, RUIN) without the call; log as the array model's np.log
         before = self.wealth
         reward = float(np.log((RUIN if new_wealth < RUIN else new_wealth) / before))
-        self.metrics.update(reward, sequential_sum(traded) / before)
+        self.metrics.update(reward, traded / before)
         weights = [h / new_wealth for h in holdings]
         weights.append(cash / new_wealth)
         self.timestamp, self.wealth, self.cash, self.shares = timestamp, new_wealth, cash, shares
-        self._price, self._weights = price, weights
+        self._price, self._holdings, self._weights = price, holdings, weights
         truncated = timestamp >= self.end
+        weights_array = np.array(weights)
         info: dict[str, Any] = {"timestamp": timestamp}
         if self.dates is not None:
             info["date"] = self.dates[timestamp]
         info |= {
             "wealth": new_wealth,
-            "weights": np.array(weights),
+            "weights": weights_array,
             "cost": cost,
             "financing": interest,
         }
         if terminated or truncated:
             info.update(self.metrics.summary(per_year))
-        return step_result((self._observation(), reward, terminated, truncated, info))
+        observation = self._observation(weights_array)
+        return step_result((observation, reward, terminated, truncated, info))
 
 
 def _cost_of_values(cost_model: Callable[[np.ndarray], np.ndarray], values: list[float]) -> float:

@@ -22,8 +22,16 @@ import numpy as np
 
 from sekai.core import StepResult
 from sekai.finance._scalar import step_result
-from sekai.finance.accounting import RUIN, Account, check_costs, financing, settle, size_one
-from sekai.finance.costs import scalar_cost_of
+from sekai.finance.accounting import (
+    RUIN,
+    Account,
+    check_costs,
+    financing,
+    settle,
+    size_one,
+    size_one_linear,
+)
+from sekai.finance.costs import LINEAR_COST_MODELS, scalar_cost_of
 from sekai.finance.history import EpisodeStarts, dated, info_dates
 from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
 
@@ -64,6 +72,9 @@ class TradingModel:
         length = self.params.episode_length
         first, last = self.params.lookback, len(self.history) - 1 - length
         starts = self.starts.draw(indices, options, rng, first, last, length)
+        # the last step's infos hold these arrays themselves: write to copies
+        self.timestamp, self.position = self.timestamp.copy(), self.position.copy()
+        self.equity, self.price = self.equity.copy(), self.price.copy()
         self.timestamp[indices] = starts
         self.end[indices] = starts + length
         self.position[indices] = 0
@@ -103,7 +114,7 @@ class TradingModel:
         self, actions: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         params = self.params
-        if (self.timestamp >= self.end).any():
+        if np.count_nonzero(self.timestamp >= self.end):  # any (a C call, unlike .any())
             raise ValueError(_ENDED)
         target = self._check(actions, params.allow_short)
         if self.opens is None:
@@ -122,7 +133,7 @@ class TradingModel:
         financing = self.account.accrue(
             prices, params.cash_rate / per_year, params.borrow_rate / per_year
         )
-        self.timestamp += 1
+        self.timestamp = self.timestamp + 1  # new state arrays every step: the infos keep them
         self.price = self.history[self.timestamp]
         equity = self.account.equity(self.price[:, None])
         rewards, terminated = settle(self.equity, equity)
@@ -133,10 +144,10 @@ class TradingModel:
         infos = dated(
             self.dates,
             {
-                "timestamp": self.timestamp.copy(),
-                "price": self.price.copy(),  # copies: a reset changes the state in place
-                "position": target.copy(),
-                "equity": equity.copy(),
+                "timestamp": self.timestamp,
+                "price": self.price,
+                "position": target,
+                "equity": equity,
                 "cost": cost,
                 "financing": financing,
             },
@@ -153,8 +164,10 @@ class TradingModel:
             )
         positions = actions.astype(np.int64)
         low = -1 if allow_short else 0
-        bad = (positions < low) | (positions > 1) | (positions != actions)
-        if bad.any():
+        bad = (positions < low) | (positions > 1)
+        if actions.dtype.kind != "i":  # a signed int converts exactly; others may not
+            bad |= positions != actions
+        if np.count_nonzero(bad):
             allowed = "-1 (short), 0 (flat) or 1 (long)" if allow_short else "0 (flat) or 1 (long)"
             raise ValueError(
                 f"action {actions[bad][0].item()!r} is not a position: allowed are {allowed}"
@@ -190,6 +203,7 @@ class TradingModelOne:
         self.price = self.shares = 0.0
         self._cost_model: Any = None
         self._cost_of: Callable[[float], float] = float
+        self._linear_rate: Callable[[], float] | None = None  # a linear cost model's rate
 
     def reset(
         self,
@@ -235,6 +249,8 @@ class TradingModelOne:
         if cost_model is not self._cost_model:  # a new model: find its scalar form once
             self._cost_model = cost_model
             self._cost_of = scalar_cost_of(cost_model, "cost_of_one", _cost_of_one)
+            linear = type(cost_model) in LINEAR_COST_MODELS
+            self._linear_rate = cost_model.linear_rate if linear else None
         cost_of = self._cost_of
         equity, price = self.equity, self.price
         if self.opens is None:
@@ -244,7 +260,11 @@ class TradingModelOne:
             sized_on = self.cash + self.shares * price
         holdings = self.shares * price
         if position != self.position:
-            target, cost, traded = size_one(sized_on, holdings, float(position), cost_of)
+            if self._linear_rate is None:
+                target, cost, traded = size_one(sized_on, holdings, float(position), cost_of)
+            else:
+                rate = self._linear_rate()
+                target, cost, traded = size_one_linear(sized_on, holdings, float(position), rate)
             self.shares = target / price
         else:  # as TradingModel's kept rows: no trade, yet the cost model is asked
             target, traded = holdings, 0.0

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance._rows import row_sums
 from sekai.spaces import Box, register_space_type
 from sekai.spaces.utils import batch_space
 
@@ -156,7 +157,10 @@ def check_weights(actions: np.ndarray, n_assets: int, max_leverage: float | None
             f"expected weights of shape (num_envs, {n_assets + 1}) ({n_assets} assets and "
             f"cash), got shape {weights.shape}"
         )
-    total = weights.sum(axis=1)
+    total = row_sums(weights)
+    long_only = max_leverage is None and weights.min() >= 0.0  # one reduction, not one a row
+    if long_only and np.count_nonzero(np.abs(total - 1.0) <= SUM_TOLERANCE) == len(total):
+        return weights / total[:, None]
     bad = _first_bad_row(weights, total, max_leverage)
     if bad is not None:
         row, reason = bad
@@ -173,7 +177,7 @@ def _first_bad_row(
         bound = weights.min(axis=1) >= 0.0
         rule = "long-only weights must be non-negative (allow_short=False)"
     else:
-        gross = np.abs(weights[:, :-1]).sum(axis=1)
+        gross = row_sums(np.abs(weights[:, :-1]))
         bound = gross <= max_leverage * (1.0 + 1e-9)
         rule = f"the assets' gross exposure sum(|w|) must be at most max_leverage={max_leverage}"
     summed = np.abs(total - 1.0) <= SUM_TOLERANCE  # False for NaN, too

@@ -244,7 +244,7 @@ class PortfolioEnv(HistoryEnv):
             self._check_shape(action)
             max_leverage = self._max_leverage if self._allow_short else None
             weights = check_weights(np.asarray([action]), self._n_assets, max_leverage)
-            targets = weights[0].tolist()
+            targets = weights[0, :-1].tolist()
         return self._finish_step(model.step_one(targets, self.rng))
 
 
