@@ -3,9 +3,6 @@ one book with the same seed, and in distribution over many books."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -228,15 +225,6 @@ def test_same_seed_same_books_and_independent_flows_across_books() -> None:
     assert not np.array_equal(first.books.volume, other.books.volume)
     distinct = {first.books.volume[i].tobytes() for i in range(8)}
     assert len(distinct) == 8
-
-
-def test_importing_the_finance_packages_does_not_import_numba() -> None:
-    code = (
-        "import sys, sekai, sekai.finance, sekai.envs.finance; "
-        "sekai.make('LimitOrderBook-v0'); print('numba' in sys.modules)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
 
 
 @pytest.mark.parametrize(
