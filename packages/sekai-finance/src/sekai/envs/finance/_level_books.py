@@ -98,7 +98,7 @@ class LevelBooks:
         """Back to the opening book and accounts, in the same arrays (a new session): lots
         are cleared only between the lowest and highest tick placed at, so a reset costs
         what the last session reached rather than the whole grid."""
-        config = self.config
+        config, ticks = self.config, self.config.n_ticks
         low, high = self._touched
         for lots in (self._lots, self._public_lots):
             lots[:, low : high + 1] = 0
@@ -108,9 +108,9 @@ class LevelBooks:
             lots[BUY, first - np.arange(len(depth))] = depth
             lots[SELL, first + 1 + np.arange(len(depth))] = depth
         self._touched[:] = first + 1 - len(depth), first + len(depth)
-        self.best[:, BUY] = first
-        self.best[:, SELL] = first + 1
-        self.ref[:] = self.best
+        filled = np.flatnonzero(depth)  # levels from the best out that hold lots
+        self.best[:] = (first - filled[0], first + 1 + filled[0]) if len(filled) else (-1, ticks)
+        self.ref[:] = first, first + 1  # the flow's reference for an empty side
         self.orders[:] = 0
         self.orders[..., PRICE] = -1
         self.placed[:] = 0
