@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lob_checks import check_queue_positions
 
 from sekai.envs.finance import _level_books as engine
 from sekai.envs.finance._level_books import LevelBooks
@@ -135,20 +136,6 @@ def assert_same(books: LevelBooks, reference: Reference, seen: int, fills: list[
     assert books.accounts_cash[0].tolist() == [reference.cash[o] for o in column]
     check_queue_positions(books)
     return view.fill_count
-
-
-def check_queue_positions(books: LevelBooks) -> None:
-    """Each trader's public lots ahead fit the level and grow with its place among traders."""
-    for b in range(books.n):
-        for side in (BUY, SELL):
-            orders = books.orders[b, side]
-            for price in set(orders[:, engine.PRICE].tolist()) - {-1}:
-                here = orders[orders[:, engine.PRICE] == price]
-                ahead = here[np.argsort(here[:, engine.SEQ]), engine.AHEAD]
-                assert (np.diff(ahead) >= 0).all() and ahead[0] >= 0
-                assert ahead[-1] <= books.public[b, side, price]
-                traders = here[:, engine.SIZE].sum()
-                assert books.volume[b, side, price] == books.public[b, side, price] + traders
 
 
 def draw_event(data: Any, reference: Reference) -> tuple[Any, ...]:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lob_checks import check_books
 
 import sekai
 from sekai.envs.finance import LimitOrderBookMarket
@@ -180,35 +181,22 @@ def random_actions(vec: LimitOrderBookVecEnv, agents, rng) -> dict:  # type: ign
     }
 
 
-def check_books(vec: LimitOrderBookVecEnv) -> None:
-    """Conservation, never-crossed books, consistent quotes and queues in every book."""
-    books, config = vec.books, vec.config
-    assert (books.accounts_inventory.sum(axis=1) == 0).all()
-    cash = books.accounts_cash.sum(axis=1)
-    assert np.allclose(cash, config.n_traders * config.initial_cash, rtol=0, atol=1e-6)
-    bid, ask = books.best[:, BUY], books.best[:, SELL]
-    assert ((bid < 0) | (ask >= config.n_ticks) | (bid < ask)).all()
-    assert (books.public >= 0).all() and (books.public <= books.volume).all()
-    ticks = np.arange(config.n_ticks)
-    for side, best in ((BUY, bid), (SELL, ask)):
-        filled = books.volume[:, side] > 0
-        beyond = ticks > best[:, None] if side == BUY else ticks < best[:, None]
-        assert not (filled & beyond).any()  # nothing better than the best
-        inside = (best >= 0) & (best < config.n_ticks)
-        assert (books.volume[inside, side, best[inside]] > 0).all()
-    resting = books.order_price >= 0
-    assert (books.order_size[resting] > 0).all()
-
-
-def test_invariants_hold_with_random_traders_in_many_books() -> None:
-    vec = LimitOrderBookVecEnv(32, 3, **KWARGS)
+def test_invariants_hold_over_100000_random_events_in_many_books() -> None:
+    """Live flow and masked random traders in 64 books: after every step, cash and shares are
+    conserved across all accounts (the public's too), no book is crossed, each level holds
+    its public lots plus the traders' orders, and queue positions are consistent."""
+    vec = LimitOrderBookVecEnv(64, 3, **{**CAPPED, "session_length": 60.0})
     rng = np.random.default_rng(0)
     result = vec.reset(seed=3)
-    traded = np.zeros(32, bool)
+    traded = np.zeros(64, bool)
+    instructions = 0  # the traders' non-zero action entries, one event each
     while not result.all_done:
-        result = vec.step(random_actions(vec, result.observations, rng))
-        check_books(vec)
+        actions = random_actions(vec, result.observations, rng)
+        instructions += sum(int(np.count_nonzero(a)) for a in actions.values())
+        result = vec.step(actions)
+        check_books(vec.books)
         traded |= (vec.books.inventory != 0).any(axis=1)
+    assert vec.flow_events + instructions >= 100_000
     assert traded.all()
 
 
