@@ -34,7 +34,7 @@ from sekai.finance.order_flow import (
 
 # fields of a trader's resting order, the last axis of ``LevelBooks.orders``
 PRICE, SIZE, AHEAD, SEQ = range(4)  # tick (-1: none), lots, public lots ahead, placement number
-TAPE = 64  # fills each book keeps on its tape (a ring: the last TAPE one-lot fills)
+TAPE = 64  # fills each book keeps on its tape: a ring of the last TAPE (a power of 2)
 
 
 class Fill(NamedTuple):
@@ -72,9 +72,10 @@ class LevelBooks:
         self.accounts_cash = np.empty((n, traders + 1))
         self.accounts_inventory = np.empty((n, traders + 1), np.int64)
         self.mid = np.empty(n)
-        # each book's last TAPE fills (price, taker side, taker column, maker column), written
-        # at fills % TAPE; fills counts them all
-        self.tape = np.zeros((n, TAPE, 4), np.int64)
+        # each book's last TAPE fills, written at row fills % TAPE (fills counts them all),
+        # each packed in one int64 (see _take): the books' fills at one row are neighbours in
+        # memory, as their lots at one tick are
+        self.tape = np.zeros((TAPE, n), np.int64)
         self.fills = np.empty(n, np.int64)
         self._levels: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._tick_price = np.asarray(config.price(np.arange(ticks)), np.float64)
@@ -302,9 +303,12 @@ class BookView:
         """The last fills (at most ``TAPE``), oldest first; ``fill_count`` counts them all."""
         books, b = self._books, self._b
         count, traders = int(books.fills[b]), books.config.n_traders
-        rows = books.tape[b, np.arange(max(0, count - TAPE), count) % TAPE].tolist()
+        packed = books.tape[np.arange(max(0, count - TAPE), count) % TAPE, b]
         owner = [*range(1, traders + 1), PUBLIC]  # account column -> OrderBook owner
-        return [Fill(price, side, owner[taker], owner[maker]) for price, side, taker, maker in rows]
+        return [
+            Fill(fill >> 33, (fill >> 32) & 1, owner[(fill >> 16) & 0xFFFF], owner[fill & 0xFFFF])
+            for fill in packed.tolist()
+        ]
 
     @property
     def fill_count(self) -> int:
@@ -415,11 +419,7 @@ def _take(state: Any, b: int, side: int, taker: int) -> None:
     cash[b, buyer] -= value
     inventory[b, seller] -= 1
     cash[b, seller] += value
-    row = fills[b] % tape.shape[1]
-    tape[b, row, 0] = price
-    tape[b, row, 1] = side
-    tape[b, row, 2] = taker
-    tape[b, row, 3] = maker
+    tape[fills[b] & (TAPE - 1), b] = ((price * 2 + side) << 32) + (taker << 16) + maker
     fills[b] += 1
     _after_removal(volume, best, b, maker_side, price)
 
@@ -539,9 +539,11 @@ def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int
         if market[b] >= 0:
             side = market[b]
             _cancel_order(state, b, trader, 1 - side)
-            for _ in range(min(size, _room(state, b, trader, side, cap))):
-                _take(state, b, side, trader)
-            _cut_to_room(state, b, trader, side, cap)
+            lots = min(size, _room(state, b, trader, side, cap))
+            if lots > 0:
+                for _ in range(lots):
+                    _take(state, b, side, trader)
+                _cut_to_room(state, b, trader, side, cap)
 
 
 @_jit
