@@ -70,8 +70,8 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         self.config = self._market.config
         self.possible_agents = list(self._market.possible_agents)
         self.agents = []
-        self.observation_spaces = self._market.observation_spaces
-        self.action_spaces = self._market.action_spaces
+        self.observation_spaces = {a: s for a, s in self._market.observation_spaces.items()}
+        self.action_spaces = {a: s for a, s in self._market.action_spaces.items()}
         self.book = self._market.books.book(0)
 
     def reset(
@@ -91,7 +91,7 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         result = self._market.step(batch)
         self.agents = list(self._market.agents)
         self._show_frame()
-        rewards = {agent: float(reward[0]) for agent, reward in result.rewards.items()}
+        rewards = {agent: float(np.asarray(r)[0]) for agent, r in result.rewards.items()}
         observations = _first_book(result.observations)
         return MAStepResult(observations, rewards, result.terminated, result.truncated, result.info)
 
