@@ -144,7 +144,7 @@ def draw_event(data: Any, reference: Reference) -> tuple[Any, ...]:
     book = reference.book
     bid = book.best_bid if book.best_bid is not None else TICKS // 2
     ask = book.best_ask if book.best_ask is not None else TICKS // 2 + 1
-    near = st.integers(max(bid - 3, 0), min(ask + 3, TICKS - 1))
+    near = st.integers(max(min(bid, ask) - 3, 0), min(max(bid, ask) + 3, TICKS - 1))
     sides = st.sampled_from([BUY, SELL])
     kind = data.draw(st.sampled_from(["limit", "market", "cancel", "trader", "take"]))
     if kind == "limit":
