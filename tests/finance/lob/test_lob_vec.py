@@ -23,7 +23,8 @@ def assert_same(single_value, vec_value, book: int, what: str) -> None:  # type:
 
 
 def play_together(singles, vec, seed: int) -> int:  # type: ignore[no-untyped-def]
-    """Book i of ``vec`` takes single env i's masked random actions; compare every step.
+    """Book i of ``vec`` takes single env i's masked random actions; compare observations,
+    masks, rewards, infos and flags at every step.
     Returns the largest inventory (long or short) any trader held after a step."""
     results = [env.reset(seed=seed) for env in singles]
     vec_result = vec.reset(seed=seed)
@@ -41,9 +42,12 @@ def play_together(singles, vec, seed: int) -> int:  # type: ignore[no-untyped-de
                     env.action_mask(agent), vec.action_mask(agent), strict=True
                 ):
                     assert_same(single_mask, vec_mask, i, f"mask {agent} step {step}")
+            assert result.info == vec_result.info, f"info step {step}"
             if step:
                 for agent, reward in result.rewards.items():
                     assert_same(reward, vec_result.rewards[agent], i, f"reward {agent} {step}")
+                assert result.terminated == vec_result.terminated, f"terminated step {step}"
+                assert result.truncated == vec_result.truncated, f"truncated step {step}"
         if vec_result.all_done:
             assert all(result.all_done for result in results)
             return reached
@@ -67,8 +71,11 @@ def test_exact_agreement_on_a_given_flow() -> None:
     assert (vec.books.inventory != 0).any()
 
 
-def test_exact_agreement_for_one_book_with_the_same_seed() -> None:
-    play_together([LimitOrderBookMarket(3, **KWARGS)], LimitOrderBookVecEnv(1, 3, **KWARGS), 5)
+@pytest.mark.parametrize("seed", [5, 17, 29])
+def test_exact_agreement_for_one_book_with_the_same_seed(seed: int) -> None:
+    single, vec = LimitOrderBookMarket(3, **KWARGS), LimitOrderBookVecEnv(1, 3, **KWARGS)
+    play_together([single], vec, seed)
+    assert single.book.fill_count > 0  # the traders and the flow traded
 
 
 def test_agreement_in_distribution() -> None:
