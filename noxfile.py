@@ -53,7 +53,7 @@ PYPROJECTS = [
 EXAMPLES = [ROOT / "examples" / n / "pyproject.toml" for n in ["demo-plugin", "demo-backend"]]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
 TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
-OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib", "numba"]
+OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib"]
 OPTIONAL += ["pandas", "polars", "pyarrow"]  # dataframes for data=; sekai-finance reads them
 
 # What each distribution's wheel may ship under its top-level folders (sdists: the same under src/).
@@ -80,8 +80,8 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
         REFERENCES,
     ),
     "core-finance": (["sekai-core", "sekai-finance"], ["tests/finance"], REFERENCES),
-    "core-vector-finance": (  # with numba (`lob`): the LOB vector env's tests need it
-        ["sekai-core", "sekai-vector", "sekai-finance[lob]", "sekai-demo-backend"],
+    "core-vector-finance": (
+        ["sekai-core", "sekai-vector", "sekai-finance", "sekai-demo-backend"],
         ["tests/finance"],  # tests/vector ran in the core-vector set
         REFERENCES,
     ),
@@ -91,7 +91,7 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
     "all": (
         [
-            "sekai[gymnasium,pettingzoo,sb3,plot,lob,pandas,polars,parquet]",
+            "sekai[gymnasium,pettingzoo,sb3,plot,pandas,polars,parquet]",
             "sekai-demo-plugin",
             "sekai-demo-backend",
         ],

@@ -23,8 +23,7 @@ _TESTS = Path(__file__).parent
 _PATH_NEEDS: dict[str, tuple[str, ...]] = {  # paths under tests/ -> what importing them needs
     "vector": ("sekai-vector",),
     "finance": ("sekai-finance",),
-    "finance/lob/test_lob_vec.py": ("sekai-vector", "numba"),
-    "finance/lob/test_numba_option.py": ("numba",),
+    "finance/lob/test_lob_vec.py": ("sekai-vector",),
     "finance/test_simulated_markets.py": ("sekai-vector",),
     "compat": ("sekai-compat",),
     "spec": (
@@ -34,7 +33,6 @@ _PATH_NEEDS: dict[str, tuple[str, ...]] = {  # paths under tests/ -> what import
         "gymnasium",
         "pettingzoo",
         "matplotlib",
-        "numba",  # the limit order book page runs LimitOrderBookVecEnv
     ),
     "compat/test_spaces.py": ("gymnasium",),
     "compat/test_gymnasium_env.py": ("gymnasium",),

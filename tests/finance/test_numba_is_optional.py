@@ -1,4 +1,5 @@
-"""numba is the extra ``sekai-finance[lob]``: nothing but the LOB vector env imports it."""
+"""numba compiles the limit order book engine and nothing else: the four simple market envs and
+``import sekai.finance`` never import it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import subprocess
 import sys
 
 import pytest
+
+SIMPLE = ["Trading-v0", "Portfolio-v0", "MarketMaking-v0", "OptimalExecution-v0"]
 
 
 def _imported(code: str) -> list[str]:
@@ -21,34 +24,23 @@ def _imported(code: str) -> list[str]:
     ]
 
 
+def _compiled(modules: list[str]) -> list[str]:
+    return [name for name in modules if name.split(".")[0] in {"numba", "llvmlite"}]
+
+
 @pytest.mark.parametrize(
     "code",
     [
-        "import sekai; sekai.make('Portfolio-v0').reset(seed=0)",
-        "import sekai.finance",
-        "import sekai; sekai.make('LimitOrderBook-v0').reset(seed=0)",
+        *(f"import sekai; sekai.make({env_id!r}).reset(seed=0)" for env_id in SIMPLE),
+        "import sekai.finance, sekai.envs.finance",
     ],
 )
-def test_the_finance_envs_and_package_import_no_numba(code):
+def test_the_simple_envs_and_the_package_import_no_numba(code: str) -> None:
     modules = _imported(code)
     assert "sekai.finance" in modules  # the report was read
-    assert not [name for name in modules if name.split(".")[0] in {"numba", "llvmlite"}]
+    assert not _compiled(modules)
 
 
-@pytest.mark.needs("sekai-vector")
-def test_the_lob_vector_env_without_numba_names_the_extra():
-    code = (
-        "import sekai\n"
-        "try:\n"
-        "    sekai.make_vec('LimitOrderBook-v0', 2)\n"
-        "except ModuleNotFoundError as error:\n"
-        "    print(error.name, error)\n"
-    )
-    result = subprocess.run(  # sys.modules["numba"] = None: as if numba were not installed
-        [sys.executable, "-c", "import sys; sys.modules['numba'] = None\n" + code],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert result.stdout.startswith("numba LimitOrderBookVecEnv")
-    assert "pip install 'sekai-finance[lob]'" in result.stdout
+def test_the_order_book_market_does_import_it() -> None:
+    """The check above can see numba: the LOB env, which needs it, shows up."""
+    assert _compiled(_imported("import sekai; sekai.make('LimitOrderBook-v0')"))

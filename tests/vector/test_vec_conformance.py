@@ -109,7 +109,7 @@ def test_a_native_env_that_differs_from_its_single_env_is_caught(drift_registere
         registration.registry._specs.pop("test/WideDrift-v0")
 
 
-@pytest.mark.needs("sekai-finance", "numba")  # native_env_ids imports LimitOrderBookVecEnv
+@pytest.mark.needs("sekai-finance")  # native_env_ids imports LimitOrderBookVecEnv
 def test_multi_agent_native_envs_are_left_out_of_the_single_agent_kit(drift_registered):
     assert sekai.spec("LimitOrderBook-v0").vector_entry_point is not None
     ids = sekai.testing.native_env_ids()

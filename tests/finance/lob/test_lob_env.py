@@ -99,7 +99,7 @@ def test_shares_and_cash_are_conserved_and_the_book_never_crosses() -> None:
         assert not env.book.is_crossed()
 
     _, _ = run_session(env, seed=3, check=check)
-    assert len(env.book.trades) > 0 and (env.inventory != 0).any()
+    assert env.book.fill_count > 0 and (env.inventory != 0).any()
 
 
 def test_rewards_sum_to_the_change_in_marked_value() -> None:
@@ -116,7 +116,7 @@ def test_same_seed_same_session() -> None:
     def trace(seed: int) -> list[float]:
         env = LimitOrderBookMarket(2, session_length=15.0)
         _, rewards = run_session(env, seed=seed)
-        return [*rewards.values(), len(env.book.trades), float(env.cash.sum())]
+        return [*rewards.values(), env.book.fill_count, float(env.cash.sum())]
 
     assert trace(7) == trace(7)
     assert trace(7) != trace(8)
@@ -158,7 +158,7 @@ def test_observation_holds_book_inventory_cash_orders_and_time() -> None:
     assert obs[-1] == 10.0
     result = env.step({"trader_0": np.array([3, 5, 0])})  # join the bid, ask two ticks behind
     own = result.observations["trader_0"][14:18]
-    sells = [t for t in env.book.trades if t.maker_owner == 1 and t.taker_side == SELL]
+    sells = [f for f in env.book.fills if f.maker_owner == 1 and f.taker_side == SELL]
     assert own[1] in (0.0, 1.0) and (own[0] == pytest.approx(100.0) or sells)
 
 
@@ -168,28 +168,42 @@ CAPPED = {"decision_intervals": [0.5, 1.0, 2.0], "session_length": 120.0, "order
 @pytest.mark.parametrize("seed", range(6))
 def test_inventory_never_passes_the_cap_over_long_random_sessions(seed: int) -> None:
     """240 steps of masked random actions: no fill ever takes a trader past max_inventory (the
-    tape, replayed fill by fill), and each resting quote fits in the room the cap leaves."""
+    tape, replayed fill by fill after each step), and each resting quote fits in the room the
+    cap leaves."""
     env = LimitOrderBookMarket(3, max_inventory=3, **CAPPED)
     cap = env.config.max_inventory
+    running = np.zeros(env.config.n_traders + 1, np.int64)  # owner 0: the public
+    seen, reached = 0, 0
 
     def check(env, result):  # type: ignore[no-untyped-def]
+        nonlocal seen, reached
+        new = env.book.fill_count - seen
+        assert new <= len(env.book.fills)  # the tape still holds every fill of the step
+        for fill in env.book.fills[len(env.book.fills) - new :]:
+            buyer, seller = (
+                (fill.taker_owner, fill.maker_owner)
+                if fill.taker_side == BUY
+                else (fill.maker_owner, fill.taker_owner)
+            )
+            running[buyer] += 1
+            running[seller] -= 1
+            reached = max(reached, int(np.abs(running[1:]).max()))
+        seen = env.book.fill_count
         for i in range(env.config.n_traders):
             for side, sign in ((BUY, 1), (SELL, -1)):
-                order_id = env._resting(i, side)
-                lots = 0 if order_id is None else env.book.order(order_id).size
+                lots = sum(lots for owner, lots in _own_orders(env, side) if owner == i + 1)
                 assert sign * env.inventory[i] + lots <= cap
 
     run_session(env, seed=seed, check=check)
-    running = np.zeros(env.config.n_traders + 1, np.int64)  # owner 0: the public
-    reached = 0
-    for trade in env.book.trades:
-        buyer, seller = (
-            (trade.taker_owner, trade.maker_owner)
-            if trade.taker_side == BUY
-            else (trade.maker_owner, trade.taker_owner)
-        )
-        running[buyer] += trade.size
-        running[seller] -= trade.size
-        reached = max(reached, int(np.abs(running[1:]).max()))
     assert np.array_equal(running[1:], env.inventory)
     assert reached == cap  # the traders pressed against the cap, and it held
+
+
+def _own_orders(env: LimitOrderBookMarket, side: int) -> list[tuple[int, int]]:
+    """The traders' resting orders on ``side`` as (owner, lots), read from the book's queues."""
+    return [
+        order
+        for price, _ in env.book.depth(side, env.config.n_ticks)
+        for order in env.book.queue(side, price)
+        if order[0] != 0
+    ]

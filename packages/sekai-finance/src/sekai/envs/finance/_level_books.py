@@ -1,39 +1,29 @@
-"""Many limit order books in array form, and the compiled loops that move them, for
-LimitOrderBookVecEnv.
+"""The limit order book engine: many books in array form and the compiled loops that move
+them, for LimitOrderBookMarket (one book) and LimitOrderBookVecEnv (many).
 
 Each book is a fixed array of lots per tick and side; the public (background) lots of a level
 are anonymous one-lot orders, and each trader's resting order carries its queue position: the
 public lots ahead of it (traders' orders ahead are found by their placement sequence). That is
-enough to reproduce price-time priority exactly for the one-lot public flow. Events (the
-traders' instructions, the background flow) run in numba-compiled loops over books and events,
-one call per step; NumPy reads the arrays for views and values. numba is imported here, so only
-the vector env pays for it, and only it needs the extra ``sekai-finance[lob]``; ``cache=True``
-compiles each kernel once per machine.
+enough to reproduce price-time priority exactly for the one-lot public flow. Price-time
+matching, partial fills, cancels, the self-trade policy, queue positions, the flow, the traders'
+instructions and the accounts are written here once, as numba-compiled loops over books and
+events, one call per step; NumPy reads the arrays for views and values. ``cache=True`` compiles
+each kernel once per machine. ``sekai.finance.OrderBook`` is the reference they are tested
+against (tests/finance/lob/test_engine_vs_order_book.py).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._lob_market import MarketConfig, TraderView
-
-try:
-    import numba
-except ModuleNotFoundError as error:
-    if error.name != "numba":
-        raise
-    raise ModuleNotFoundError(
-        "LimitOrderBookVecEnv (the native vector version of LimitOrderBook-v0) compiles its "
-        "books with numba, which is not installed; install it with: "
-        "pip install 'sekai-finance[lob]'",
-        name="numba",
-    ) from error
-from sekai.finance.order_book import BUY, SELL
+from sekai.finance.order_book import BUY, PUBLIC, SELL
 from sekai.finance.order_flow import (
     CANCEL,
     MARKET,
@@ -44,10 +34,21 @@ from sekai.finance.order_flow import (
 
 # fields of a trader's resting order, the last axis of ``LevelBooks.orders``
 PRICE, SIZE, AHEAD, SEQ = range(4)  # tick (-1: none), lots, public lots ahead, placement number
+TAPE = 64  # fills each book keeps on its tape: a ring of the last TAPE (a power of 2)
+
+
+class Fill(NamedTuple):
+    """One lot traded: owners as ``OrderBook`` numbers them (PUBLIC 0, trader i is i + 1)."""
+
+    price: int
+    taker_side: int
+    taker_owner: int
+    maker_owner: int
 
 
 class LevelBooks:
-    """The books, the traders' resting orders and every participant's account.
+    """The books, the traders' resting orders, every participant's account and each book's
+    tape of fills.
 
     Accounts have one column per trader and a last one for the public (the background flow).
     """
@@ -71,6 +72,11 @@ class LevelBooks:
         self.accounts_cash = np.empty((n, traders + 1))
         self.accounts_inventory = np.empty((n, traders + 1), np.int64)
         self.mid = np.empty(n)
+        # each book's last TAPE fills, written at row fills % TAPE (fills counts them all),
+        # each packed in one int64 (see _take): the books' fills at one row are neighbours in
+        # memory, as their lots at one tick are
+        self.tape = np.zeros((TAPE, n), np.int64)
+        self.fills = np.empty(n, np.int64)
         self._levels: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._tick_price = np.asarray(config.price(np.arange(ticks)), np.float64)
         self._state = (
@@ -84,6 +90,8 @@ class LevelBooks:
             self.accounts_inventory,
             self._tick_price,
             self._touched,
+            self.tape,
+            self.fills,
         )
         self.reset()
 
@@ -91,7 +99,7 @@ class LevelBooks:
         """Back to the opening book and accounts, in the same arrays (a new session): lots
         are cleared only between the lowest and highest tick placed at, so a reset costs
         what the last session reached rather than the whole grid."""
-        config = self.config
+        config, ticks = self.config, self.config.n_ticks
         low, high = self._touched
         for lots in (self._lots, self._public_lots):
             lots[:, low : high + 1] = 0
@@ -101,15 +109,16 @@ class LevelBooks:
             lots[BUY, first - np.arange(len(depth))] = depth
             lots[SELL, first + 1 + np.arange(len(depth))] = depth
         self._touched[:] = first + 1 - len(depth), first + len(depth)
-        self.best[:, BUY] = first
-        self.best[:, SELL] = first + 1
-        self.ref[:] = self.best
+        filled = np.flatnonzero(depth)  # levels from the best out that hold lots
+        self.best[:] = (first - filled[0], first + 1 + filled[0]) if len(filled) else (-1, ticks)
+        self.ref[:] = first, first + 1  # the flow's reference for an empty side
         self.orders[:] = 0
         self.orders[..., PRICE] = -1
         self.placed[:] = 0
         self.accounts_cash[:] = config.initial_cash
         self.accounts_cash[:, -1] = 0.0
         self.accounts_inventory[:] = 0
+        self.fills[:] = 0
         self.mid[:] = config.initial_price
         self._levels = None
 
@@ -181,6 +190,10 @@ class LevelBooks:
             own[1],
         )
 
+    def book(self, b: int) -> BookView:
+        """Book ``b`` read as an order book: levels, queues and its tape of fills."""
+        return BookView(self, b)
+
     # -- events -----------------------------------------------------------------------------
     def execute(
         self, trader: int, bid: NDArray[Any], ask: NDArray[Any], market: NDArray[Any]
@@ -238,9 +251,79 @@ class LevelBooks:
         )
 
 
+class BookView:
+    """One book of a ``LevelBooks`` read as an order book, as ``OrderBook`` reports its own:
+    prices are ticks, owners ``PUBLIC`` (0) and trader i as i + 1. It reads the arrays when
+    asked, so it follows the book."""
+
+    def __init__(self, books: LevelBooks, b: int) -> None:
+        self._books = books
+        self._b = b
+
+    @property
+    def best_bid(self) -> int | None:
+        """The highest bid tick, or None when there are no bids."""
+        bid = int(self._books.best[self._b, BUY])
+        return bid if bid >= 0 else None
+
+    @property
+    def best_ask(self) -> int | None:
+        """The lowest ask tick, or None when there are no asks."""
+        ask = int(self._books.best[self._b, SELL])
+        return ask if ask < self._books.config.n_ticks else None
+
+    def volume(self, side: int, price: int) -> int:
+        """Lots resting on ``side`` at ``price``."""
+        return int(self._books.volume[self._b, side, price])
+
+    def depth(self, side: int, levels: int) -> list[tuple[int, int]]:
+        """Up to ``levels`` non-empty levels of ``side`` from the best: (price, lots) pairs."""
+        lots = self._books.volume[self._b, side]
+        ticks = np.flatnonzero(lots)
+        ticks = ticks[::-1][:levels] if side == BUY else ticks[:levels]
+        return [(int(tick), int(lots[tick])) for tick in ticks]
+
+    def queue(self, side: int, price: int) -> list[tuple[int, int]]:
+        """The level's orders in priority order as (owner, lots): the public's one-lot orders
+        and the traders' resting orders where their queue positions put them."""
+        books, b = self._books, self._b
+        orders = books.orders[b, side]
+        traders = sorted(np.flatnonzero(orders[:, PRICE] == price), key=lambda u: orders[u, SEQ])
+        queue: list[tuple[int, int]] = []
+        public_before = 0
+        for u in traders:
+            ahead = int(orders[u, AHEAD])
+            queue += [(PUBLIC, 1)] * (ahead - public_before)
+            public_before = max(public_before, ahead)
+            queue.append((int(u) + 1, int(orders[u, SIZE])))
+        return queue + [(PUBLIC, 1)] * (int(books.public[b, side, price]) - public_before)
+
+    @property
+    def fills(self) -> list[Fill]:
+        """The last fills (at most ``TAPE``), oldest first; ``fill_count`` counts them all."""
+        books, b = self._books, self._b
+        count, traders = int(books.fills[b]), books.config.n_traders
+        packed = books.tape[np.arange(max(0, count - TAPE), count) % TAPE, b]
+        owner = [*range(1, traders + 1), PUBLIC]  # account column -> OrderBook owner
+        return [
+            Fill(fill >> 33, (fill >> 32) & 1, owner[(fill >> 16) & 0xFFFF], owner[fill & 0xFFFF])
+            for fill in packed.tolist()
+        ]
+
+    @property
+    def fill_count(self) -> int:
+        """Lots traded in this book since the session began."""
+        return int(self._books.fills[self._b])
+
+    def is_crossed(self) -> bool:
+        """True if the best bid reaches the best ask (never, after any event)."""
+        return bool(self._books.best[self._b, BUY] >= self._books.best[self._b, SELL])
+
+
 # -- compiled kernels: one book ``b`` at a time ------------------------------------------------
 # ``state`` is LevelBooks._state: lots and public lots (side, tick, book), best, ref, orders,
-# placed, cash, inventory, tick_price, touched (the lowest and highest tick a lot was placed at).
+# placed, cash, inventory, tick_price, touched (the lowest and highest tick a lot was placed at),
+# tape, fills.
 # Owners are trader columns; the public is the last column of the accounts.
 # Reference counting off (``_nrt=False``, an option of numba's CPU target that its typing
 # stubs leave out): the kernels only index arrays the caller owns and allocate nothing, and the
@@ -293,27 +376,33 @@ def _after_removal(volume: Any, best: Any, b: int, side: int, price: int) -> Non
 @_jit
 def _take(state: Any, b: int, side: int, taker: int) -> None:
     """One lot of a market order (``side`` is the taker's) against the first lot of the best
-    opposite level; an empty side trades nothing."""
-    volume, public, best, _, orders, _, cash, inventory, tick_price, _ = state
+    opposite level; an empty side trades nothing. A trader meeting its own order first cancels
+    it and goes on (self-trade prevention, OrderBook's ``"cancel_resting"``); the public trades
+    with itself."""
+    volume, public, best, _, orders, _, cash, inventory, tick_price, _, tape, fills = state
     maker_side = 1 - side
-    price = best[b, maker_side]
-    if price < 0 or price >= volume.shape[1]:
-        return
     traders = orders.shape[2]
-    maker = traders  # the public, unless a trader's order is first in the queue
-    for u in range(traders):
-        if orders[b, maker_side, u, PRICE] != price:
-            continue
-        ahead = orders[b, maker_side, u, AHEAD]
-        for v in range(traders):
-            if (
-                orders[b, maker_side, v, PRICE] == price
-                and orders[b, maker_side, v, SEQ] < orders[b, maker_side, u, SEQ]
-            ):
-                ahead += orders[b, maker_side, v, SIZE]
-        if ahead == 0:
-            maker = u
+    while True:
+        price = best[b, maker_side]
+        if price < 0 or price >= volume.shape[1]:
+            return
+        maker = traders  # the public, unless a trader's order is first in the queue
+        for u in range(traders):
+            if orders[b, maker_side, u, PRICE] != price:
+                continue
+            ahead = orders[b, maker_side, u, AHEAD]
+            for v in range(traders):
+                if (
+                    orders[b, maker_side, v, PRICE] == price
+                    and orders[b, maker_side, v, SEQ] < orders[b, maker_side, u, SEQ]
+                ):
+                    ahead += orders[b, maker_side, v, SIZE]
+            if ahead == 0:
+                maker = u
+                break
+        if maker != taker or taker == traders:
             break
+        _cancel_order(state, b, taker, maker_side)
     if maker < traders:
         orders[b, maker_side, maker, SIZE] -= 1
         if orders[b, maker_side, maker, SIZE] == 0:
@@ -330,6 +419,8 @@ def _take(state: Any, b: int, side: int, taker: int) -> None:
     cash[b, buyer] -= value
     inventory[b, seller] -= 1
     cash[b, seller] += value
+    tape[fills[b] & (TAPE - 1), b] = ((price * 2 + side) << 32) + (taker << 16) + maker
+    fills[b] += 1
     _after_removal(volume, best, b, maker_side, price)
 
 
@@ -448,9 +539,11 @@ def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int
         if market[b] >= 0:
             side = market[b]
             _cancel_order(state, b, trader, 1 - side)
-            for _ in range(min(size, _room(state, b, trader, side, cap))):
-                _take(state, b, side, trader)
-            _cut_to_room(state, b, trader, side, cap)
+            lots = min(size, _room(state, b, trader, side, cap))
+            if lots > 0:
+                for _ in range(lots):
+                    _take(state, b, side, trader)
+                _cut_to_room(state, b, trader, side, cap)
 
 
 @_jit

@@ -22,6 +22,7 @@ MARKET_ORDERS = ("none", "buy", "sell")
 KEEP, CANCEL = 0, 1
 DEPTH_WINDOW = 64  # observations show the top levels within this many ticks of the best
 NO_PRICE = -1
+_MAX_TRADERS = 2**16 - 2  # and the public's column after them
 
 
 class TraderView(NamedTuple):
@@ -57,9 +58,34 @@ class MarketConfig:
 
     @classmethod
     def build(
-        cls, n_traders: int, *, decision_intervals: Any, flow: Any, **kwargs: Any
+        cls,
+        n_traders: int = 3,
+        *,
+        decision_intervals: Any = None,
+        session_length: float = 60.0,
+        flow: ContStoikovTalreja | FlowEvents | None = None,
+        tick_size: float = 0.01,
+        initial_price: float = 100.0,
+        n_ticks: int = 2000,
+        order_size: int = 1,
+        max_inventory: int = 10,
+        initial_cash: float = 10_000.0,
+        book_levels: int = 5,
     ) -> MarketConfig:
+        """Check LimitOrderBookMarket's parameters (see its docs) and derive the schedule."""
+        kwargs: dict[str, Any] = {
+            "session_length": session_length,
+            "tick_size": tick_size,
+            "initial_price": initial_price,
+            "n_ticks": n_ticks,
+            "order_size": order_size,
+            "max_inventory": max_inventory,
+            "initial_cash": initial_cash,
+            "book_levels": book_levels,
+        }
         _check_int("n_traders", n_traders, 1)
+        if n_traders > _MAX_TRADERS:  # the engine's tape packs account columns in 16 bits
+            raise ValueError(f"n_traders must be at most {_MAX_TRADERS}, got {n_traders}")
         for name in ("n_ticks", "order_size", "max_inventory", "book_levels"):
             _check_int(name, kwargs[name], 2 if name == "n_ticks" else 1)
         for name in ("session_length", "tick_size", "initial_price", "initial_cash"):

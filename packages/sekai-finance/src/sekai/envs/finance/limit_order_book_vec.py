@@ -1,10 +1,11 @@
-"""LimitOrderBookVecEnv: many LimitOrderBookMarkets stepped together in array form.
+"""LimitOrderBookVecEnv: the limit order book market over many books in array form.
 
 The books run in lock-step on the shared decision schedule, so one step takes the due traders'
 actions as ``(num_envs, 3)`` arrays and returns ``(num_envs, ...)`` observations and
 ``(num_envs,)`` rewards per agent; flags are plain bools (every book ends together). The due
 traders' instructions and the background flow up to the next decision time run in compiled
-loops over books and events (see ``_level_books``), one call each per step.
+loops over books and events (see ``_level_books``), one call each per step. LimitOrderBookMarket
+is its one-book case.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from sekai.finance.order_book import BUY, SELL
 from sekai.finance.order_flow import FlowEvents
 from sekai.multi_agent import MAResetResult, MAStepResult
 
+PICTURE = Picture(price="mid_price", equity="values", holding="inventory", agents="trader")
+
 
 class LimitOrderBookVecEnv(RngMixin, RenderMixin):
     """``num_envs`` independent books with the parameters of ``LimitOrderBookMarket``.
@@ -50,20 +53,18 @@ class LimitOrderBookVecEnv(RngMixin, RenderMixin):
     ) -> None:
         num_envs = check_positive_int(num_envs, "num_envs")
         self._set_render_mode(render_mode)
-        from sekai.envs.finance.limit_order_book import LimitOrderBookMarket
-
-        self.template = LimitOrderBookMarket(n_traders, **kwargs)  # validates, holds the config
-        self.config: MarketConfig = self.template.config
+        self.config = MarketConfig.build(n_traders, **kwargs)
         self.num_envs = num_envs
-        self.possible_agents = list(self.template.possible_agents)
+        self.possible_agents = [f"trader_{i}" for i in range(self.config.n_traders)]
         self.agents: list[str] = []
         self.observation_spaces = {
             a: observation_space_for(self.config) for a in self.possible_agents
         }
         self.action_spaces = {a: action_space_for() for a in self.possible_agents}
         self.books = LevelBooks(self.config, self.num_envs)
+        self._step_index = 0
         draws = render_mode == "rgb_array"
-        self._frames = _BookFrames(self.template.picture, self.num_envs) if draws else None
+        self._frames = _BookFrames(PICTURE, self.num_envs) if draws else None
 
     def observation_space(self, agent: str) -> Any:
         """One book's observation space for ``agent`` (observations carry a leading axis)."""
@@ -152,6 +153,11 @@ class LimitOrderBookVecEnv(RngMixin, RenderMixin):
         """Nothing to release."""
 
     # -- internals --------------------------------------------------------------------------
+    def _now(self) -> float:
+        """Session time of the next decision (the session's length once it is over)."""
+        times, step = self.config.times, self._step_index
+        return times[step] if step < len(times) else self.config.session_length
+
     def _view(self, trader: int) -> Any:
         return self.books.view(trader, DEPTH_WINDOW)
 
