@@ -3,32 +3,26 @@ the generated LOBSTER days (messages alone, from the opening book)."""
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 from lobster_days import N_TICKS, generate_day, ship
 
 from sekai.finance import BUY, SELL
+from sekai.finance._replay_kernel import replay_levels
 from sekai.finance.lobster import initial_book, replay
-
-pytestmark = pytest.mark.needs("numba")  # imported by the kernel module, inside the tests
 
 
 @pytest.mark.parametrize(("seed", "levels"), [(0, 5), (0, 10), (1, 5), (2, 10)])
 def test_the_compiled_replay_is_the_order_book_replay_after_every_message(
     seed: int, levels: int
 ) -> None:
-    kernel = importlib.import_module("sekai.finance._replay_kernel")
     file = ship(generate_day(seed), levels)
     book = initial_book(file.messages, file.orderbook, n_ticks=N_TICKS)
     opening = np.zeros((2, N_TICKS), np.int64)
     for side in (BUY, SELL):
         for tick, volume in book.depth(side, N_TICKS):
             opening[side, tick] = volume
-    top, volume, unmatched = kernel.replay_levels(
-        file.messages, opening, n_ticks=N_TICKS, levels=levels
-    )
+    top, volume, unmatched = replay_levels(file.messages, opening, n_ticks=N_TICKS, levels=levels)
     assert top.shape == (len(file.messages), 2, levels, 2)
     result = None
     for k in range(len(file.messages)):
