@@ -478,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check(results: dict[str, dict]) -> int:
     """The quick setting's check: on the simulated markets PPO beats the random policy by at
-    least 10 standard errors of the paired difference and by a tenth of the reference's scale."""
+    least 5 standard errors of the paired difference and by a tenth of the reference's scale."""
     failed = []
     for name, row in results.items():
         if not SETTINGS[name].simulated:
@@ -486,7 +486,7 @@ def _check(results: dict[str, dict]) -> int:
         scores = row["scores"]
         gap = scores["PPO"]["mean"] - scores["random"]["mean"]
         scale = abs(scores[row["reference"]]["mean"])
-        if row["margin_over_random_in_standard_errors"] < 10 or gap < 0.1 * scale:
+        if row["margin_over_random_in_standard_errors"] < 5 or gap < 0.1 * scale:
             failed.append(
                 f"{name}: PPO {scores['PPO']['mean']:.6g} vs random {scores['random']['mean']:.6g}"
             )
