@@ -27,7 +27,9 @@ nox.options.error_on_missing_interpreters = True
 # `nox` runs every check once: the install sets run each test folder against built wheels and
 # `installs(install_set='all')` the whole suite, slow tests included; `tests` (the editable
 # workspace) and `sb3` are quicker loops for development, run by name. `ray` starts a local Ray.
-# `browser` (headless Chromium) is not in the list: CI runs it by name once chromium is there.
+# `learning` trains PPO on every finance setting of docs/learning.md at a small budget (about a
+# minute). `browser` (headless Chromium) is not in the list: CI runs it by name once chromium is
+# there.
 nox.options.sessions = [
     "lint",
     "types",
@@ -37,6 +39,7 @@ nox.options.sessions = [
     "render",
     "docs",
     "ray",
+    "learning",
 ]
 
 ROOT = Path(__file__).parent
@@ -220,6 +223,19 @@ def sb3(session: nox.Session) -> None:
     tests = ["tests/compat/test_sb3.py", "tests/spec/test_docs.py"]
     session.run(
         "pytest", "-p", "no:cacheprovider", "-m", "slow or not slow", *tests, *session.posargs
+    )
+
+
+@nox.session(python="3.11")
+def learning(session: nox.Session) -> None:
+    """benchmarks/learning.py --quick --check: PPO trains through to_sb3 on every setting of
+    docs/learning.md, end to end, and clearly beats a random policy on the simulated markets.
+    The full setting, whose table the docs show, is run by hand (docs/learning.md)."""
+    _sync(session)
+    session.install("--find-links", "/opt/wheels", TORCH_CPU, "stable-baselines3>=2.3")
+    out = str(_tmp(session) / "learning")
+    session.run(
+        "python", "benchmarks/learning.py", "--quick", "--check", "--out", out, *session.posargs
     )
 
 

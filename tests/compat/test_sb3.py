@@ -156,6 +156,22 @@ def test_a_space_without_box_reaches_sb3_unchanged():
 
 
 @pytest.mark.needs("sekai-finance")
+def test_a_discrete_space_starting_at_minus_one_reaches_sb3_from_zero():
+    """SB3's categorical policy outputs 0..n-1: Trading-v0's short/flat/long (-1..1) must be
+    shown as Discrete(3) and shifted back, or PPO's first 2 is refused as no position."""
+    from gymnasium.spaces import Discrete
+    from stable_baselines3 import PPO
+
+    vec = sekai.make_vec("Trading-v0", 3, allow_short=True)
+    env = to_sb3(vec)
+    assert env.action_space == Discrete(3)
+    env.reset()
+    env.step(np.array([0, 1, 2]))
+    assert env.get_attr("position") == [-1.0, 0.0, 1.0]
+    PPO("MlpPolicy", env, n_steps=16, batch_size=48, seed=0, device="cpu").learn(96)
+
+
+@pytest.mark.needs("sekai-finance")
 def test_ppo_trains_on_the_native_portfolio_env():
     from stable_baselines3 import PPO
     from stable_baselines3.common.evaluation import evaluate_policy

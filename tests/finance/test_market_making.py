@@ -66,9 +66,17 @@ def test_fill_model_must_be_one_the_env_knows():
     depths=st.lists(st.tuples(st.floats(0, 5), st.floats(0, 5)), min_size=1, max_size=40),
     seed=st.integers(0, 2**32 - 1),
     penalty=st.sampled_from([0.0, 0.5]),
+    terminal=st.sampled_from([0.0, 2.0]),
 )
-def test_every_fill_conserves_cash_and_inventory_and_rewards_sum_to_the_pnl(depths, seed, penalty):
-    env = MarketMakingEnv(max_inventory=3, inventory_penalty=penalty)
+def test_every_fill_conserves_cash_and_inventory_and_rewards_sum_to_the_pnl(
+    depths, seed, penalty, terminal
+):
+    env = MarketMakingEnv(
+        max_inventory=3,
+        episode_length=len(depths),
+        inventory_penalty=penalty,
+        terminal_penalty=terminal,
+    )
     env.reset(seed=seed)
     total_reward = total_penalty = 0.0
     for bid_depth, ask_depth in depths:
@@ -82,7 +90,8 @@ def test_every_fill_conserves_cash_and_inventory_and_rewards_sum_to_the_pnl(dept
         assert env.cash == pytest.approx(cash - bought * info["bid"] + sold * info["ask"])
         assert abs(env.position) <= 3
         assert info["penalty"] >= 0.0
-        assert info["penalty"] == pytest.approx(penalty * env.dt * env.position**2)
+        last = penalty * env.dt + (terminal if step.terminated else 0.0)
+        assert info["penalty"] == pytest.approx(last * env.position**2)
         assert step.reward == pytest.approx(info["pnl"] - info["penalty"])
         total_reward += step.reward
         total_penalty += info["penalty"]
@@ -314,6 +323,7 @@ def test_set_attr_changes_every_sub_env_and_refuses_what_it_cannot():
     [
         {},
         {"fill_model": "poisson", "inventory_penalty": 0.5, "max_inventory": 2},
+        {"inventory_penalty": 0.01, "terminal_penalty": 0.5, "episode_length": 9},
         {"sigma": 40.0, "depth_decay": 800.0, "episode_length": 7},  # capped exponents, fills
     ],
 )

@@ -32,7 +32,7 @@ def _info(vec_info):
 @pytest.mark.parametrize(
     ("env_id", "kwargs", "baseline"),
     [
-        ("MarketMaking-v0", {"inventory_penalty": 0.1}, AvellanedaStoikov.for_env),
+        (MM, {"inventory_penalty": 0.1, "terminal_penalty": 0.5}, AvellanedaStoikov.for_env),
         ("OptimalExecution-v0", {"risk_aversion": 1e-6}, AlmgrenChriss.for_env),
         ("OptimalExecution-v0", {"side": "buy", "risk_aversion": 1e-6}, AlmgrenChriss.for_env),
     ],
@@ -159,6 +159,7 @@ def test_ansi_render_gives_one_line_per_step(env_id):
         (MM, {"episode_length": 0}, "episode_length must be an int of at least 1, got 0"),
         (MM, {"max_inventory": 2.5}, "max_inventory must be an int of at least 1, got 2.5"),
         (MM, {"inventory_penalty": -0.1}, "inventory_penalty must be a finite number"),
+        (MM, {"terminal_penalty": -1.0}, "terminal_penalty must be a finite number"),
         (MM, {"start_price": 0}, "start_price must be a finite number > 0, got 0"),
         (MM, {"sigma": "2"}, "sigma must be a number, got '2'"),
         (

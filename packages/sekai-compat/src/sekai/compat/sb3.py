@@ -9,7 +9,8 @@ An action space whose members a Gaussian policy cannot output directly (Portfoli
 ``PortfolioWeights``, which must sum to one) says so by having a ``box`` (the space the policy
 acts in) and a ``from_box(actions)`` method (its points to the env's actions): the bridge then
 shows SB3 the ``box`` and maps every batch of actions through ``from_box``, so PPO trains on
-such an env with no wrapper of the user's own.
+such an env with no wrapper of the user's own. A ``Discrete`` space that starts elsewhere than 0
+is shown as ``Discrete(n)`` and its actions shifted back, as SB3's policies output ``0..n-1``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv as SB3VecEnv
 
 from sekai.compat.spaces import to_gymnasium_space
+from sekai.spaces import Discrete
 from sekai.vector import VecEnv
 from sekai.vector._lazy_infos import _LazyInfos
 from sekai.vector.backend import has_layer
@@ -61,6 +63,11 @@ class _SB3VecEnv(SB3VecEnv):
         self._from_box = getattr(action_space, "from_box", None) if box is not None else None
         if self._from_box is not None:
             action_space = box
+        # SB3's categorical policies output 0..n-1 whatever the space's start (Trading-v0 with
+        # shorts acts in -1..1): show SB3 Discrete(n), and shift its actions back
+        self._start = action_space.start if isinstance(action_space, Discrete) else 0
+        if self._start:
+            action_space = Discrete(action_space.n)
         super().__init__(
             vec.num_envs,
             to_gymnasium_space(vec.observation_space),
@@ -77,7 +84,9 @@ class _SB3VecEnv(SB3VecEnv):
         return observations
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions if self._from_box is None else self._from_box(actions)
+        if self._from_box is not None:
+            actions = self._from_box(actions)
+        self._actions = np.asarray(actions) + self._start if self._start else actions
 
     def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, Sequence[dict[str, Any]]]:
         observations, rewards, terminated, truncated, infos = self.vec.step(self._actions)

@@ -7,6 +7,7 @@ from sekai.finance.baselines import (
     AlmgrenChriss,
     AvellanedaStoikov,
     BuyAndHold,
+    CarteaJaimungal,
     EqualWeight,
 )
 from sekai.finance.costs import (
@@ -51,6 +52,7 @@ __all__ = [
     "AvellanedaStoikov",
     "Bars",
     "BuyAndHold",
+    "CarteaJaimungal",
     "ContStoikovTalreja",
     "CostModel",
     "DateRange",

@@ -8,6 +8,8 @@ single env, given a batch of one) at array speed.
 - ``EqualWeight``: Portfolio-v0 rebalanced to ``1 / n_assets`` of wealth in every asset
   each step (the "1/N" portfolio of DeMiguel, Garlappi and Uppal, Rev. Financial Studies 2009).
 - ``AvellanedaStoikov``: MarketMaking-v0 quoted by Avellaneda and Stoikov's closed form.
+- ``CarteaJaimungal``: MarketMaking-v0 quoted by Cartea and Jaimungal's closed form, optimal
+  for the reward with the running and terminal inventory penalties.
 - ``TWAP`` and ``AlmgrenChriss``: OptimalExecution-v0 traded evenly, or by Almgren and
   Chriss's mean-variance optimal schedule.
 
@@ -25,7 +27,14 @@ import numpy as np
 from sekai.finance.weights import PortfolioWeights
 from sekai.spaces import Discrete
 
-__all__ = ["TWAP", "AlmgrenChriss", "AvellanedaStoikov", "BuyAndHold", "EqualWeight"]
+__all__ = [
+    "TWAP",
+    "AlmgrenChriss",
+    "AvellanedaStoikov",
+    "BuyAndHold",
+    "CarteaJaimungal",
+    "EqualWeight",
+]
 
 
 class BuyAndHold:
@@ -124,6 +133,84 @@ class AvellanedaStoikov:
         skew = 0.0 if self.symmetric else inventory * risk  # mid minus reservation price
         depths = np.stack([half_spread + skew, half_spread - skew], axis=1)
         return np.clip(depths, 0.0, self.max_depth).astype(np.float32)
+
+
+class CarteaJaimungal:
+    """Cartea and Jaimungal's closed-form optimal quotes for MarketMaking-v0 observations.
+
+    Cartea, Jaimungal and Penalva (2015), "Algorithmic and High-Frequency Trading", section
+    10.2: a dealer maximising ``E[PnL_T - alpha q_T**2 - phi int q_t**2 dt]``, market orders
+    arriving at intensity ``A exp(-k depth)`` on each side, inventory within ``[-Q, Q]``. With
+    ``omega(t) = exp(M (T - t)) z``, where ``z_q = exp(-k alpha q**2)`` and ``M`` is the
+    tridiagonal matrix with ``-k phi q**2`` on its diagonal and ``A / e`` beside it, the
+    optimal depths are ``1/k - log(omega_{q+1} / omega_q) / k`` (bid) and
+    ``1/k - log(omega_{q-1} / omega_q) / k`` (ask). At the inventory limit the side that would
+    pass it quotes ``max_depth`` (the env never fills it). The volatility does not enter: the
+    penalties stand for the risk. The depths are clipped to ``[0, max_depth]``.
+    """
+
+    def __init__(
+        self,
+        arrival_rate: float,
+        depth_decay: float,
+        inventory_penalty: float,
+        terminal_penalty: float,
+        max_inventory: int,
+        max_depth: float,
+    ) -> None:
+        if not depth_decay > 0 or not math.isfinite(depth_decay):
+            raise ValueError(f"depth_decay must be positive and finite, got {depth_decay!r}")
+        if not inventory_penalty >= 0 or not terminal_penalty >= 0:
+            raise ValueError(
+                "the inventory penalties must be non-negative, got "
+                f"inventory_penalty={inventory_penalty!r}, terminal_penalty={terminal_penalty!r}"
+            )
+        self.depth_decay = depth_decay
+        self.max_inventory = max_inventory
+        self.max_depth = max_depth
+        inventories = np.arange(-max_inventory, max_inventory + 1, dtype=np.float64)
+        beside = np.full(2 * max_inventory, arrival_rate / math.e)
+        generator = (
+            np.diag(-depth_decay * inventory_penalty * inventories**2)
+            + np.diag(beside, 1)
+            + np.diag(beside, -1)
+        )
+        # symmetric (A on both sides): exp(M tau) = V diag(exp(w tau)) V^T
+        self._eigenvalues, self._eigenvectors = np.linalg.eigh(generator)
+        terminal = np.exp(-depth_decay * terminal_penalty * inventories**2)
+        self._weights = self._eigenvectors.T @ terminal
+
+    @classmethod
+    def for_env(cls, env: Any) -> CarteaJaimungal:
+        """The quotes for a MarketMaking-v0 env (or its native vector env), from its
+        ``inventory_penalty`` (phi) and ``terminal_penalty`` (alpha)."""
+        params = _template(env)
+        return cls(
+            params.arrival_rate,
+            params.depth_decay,
+            params.inventory_penalty,
+            params.terminal_penalty,
+            params.max_inventory,
+            params.max_depth,
+        )
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        """Bid and ask depths, shape (N, 2), for observations ``[inventory, time_remaining]``."""
+        observations = np.asarray(observations, np.float64)
+        limit = self.max_inventory
+        row = np.rint(observations[:, 0]).astype(np.int64) + limit
+        tau = np.maximum(observations[:, 1], 0.0)
+        # omega up to a factor per observation (the largest exponential), which cancels
+        growth = np.exp(np.outer(tau, self._eigenvalues - self._eigenvalues.max()))
+        rows = np.clip(row[:, None] + np.array([-1, 0, 1]), 0, 2 * limit)
+        omega = np.einsum("nrj,nj->nr", self._eigenvectors[rows], growth * self._weights)
+        log_omega = np.log(np.maximum(omega, np.finfo(np.float64).tiny))
+        k = self.depth_decay
+        bid = 1.0 / k - (log_omega[:, 2] - log_omega[:, 1]) / k
+        ask = 1.0 / k - (log_omega[:, 0] - log_omega[:, 1]) / k
+        bid = np.where(row >= 2 * limit, self.max_depth, bid)
+        ask = np.where(row <= 0, self.max_depth, ask)
+        return np.clip(np.stack([bid, ask], axis=1), 0.0, self.max_depth).astype(np.float32)
 
 
 class TWAP:

@@ -23,8 +23,10 @@ than the paper's 62.94 at gamma 0.1).
 The step's PnL is the change in the dealer's equity ``cash + inventory * mid`` (0 at the
 start); the reward is that PnL less Cartea and Jaimungal's running inventory penalty
 ``phi * inventory**2 * dt`` (Cartea, Jaimungal and Penalva (2015), "Algorithmic and
-High-Frequency Trading", ch. 10), zero with ``phi = 0``. An episode ends (terminated) after
-``episode_length`` steps; the inventory left is valued at the mid. The episode figures treat
+High-Frequency Trading", ch. 10), zero with ``phi = 0``, and, on the episode's last step, their
+terminal penalty ``alpha * inventory**2`` (the cost of liquidating what is left, zero with
+``alpha = 0``). An episode ends (terminated) after ``episode_length`` steps; the inventory left
+is valued at the mid. The episode figures treat
 ``capital = start_price * max_inventory``, the value of a full inventory, as the dealer's
 capital: ``episode_return`` is the episode's PnL over it.
 """
@@ -93,7 +95,7 @@ class MarketMakingStep(NamedTuple):
 class MarketMakingModel:
     """State of ``num_envs`` dealers; reads its parameters from ``params`` every step
     (``start_price``, ``sigma``, ``dt``, ``episode_length``, ``arrival_rate``, ``depth_decay``,
-    ``max_inventory``, ``inventory_penalty``, ``max_depth``)."""
+    ``max_inventory``, ``inventory_penalty``, ``terminal_penalty``, ``max_depth``)."""
 
     def __init__(self, params: Any, num_envs: int) -> None:
         self.params = params
@@ -194,7 +196,9 @@ class MarketMakingModel:
         self.position += bid_filled.astype(np.float64) - ask_filled
         self.steps += 1
         equity = self.equity
-        penalty = params.inventory_penalty * params.dt * self.position**2
+        running = params.inventory_penalty * params.dt
+        terminal = np.where(self.steps >= params.episode_length, params.terminal_penalty, 0.0)
+        penalty = (running + terminal) * self.position**2
         return MarketMakingStep(
             bid, ask, bid_filled, ask_filled, equity - equity_before, penalty, equity
         )
@@ -271,7 +275,9 @@ class MarketMakingModelOne:
         self.steps += 1
         self.price, self.position, self.cash = price, position, cash
         equity = cash + position * price
-        penalty = params.inventory_penalty * dt * (position * position)
+        running = params.inventory_penalty * dt
+        terminal = params.terminal_penalty if self.steps >= self.episode_length else 0.0
+        penalty = (running + terminal) * (position * position)
         pnl = equity - equity_before
         # the episode figures, as step(): np.maximum and np.log on floats
         capital = params.start_price * self.max_inventory

@@ -37,6 +37,8 @@ class MarketMakingEnv(FinanceEnv):
       paper's inventory is unbounded;
     - ``inventory_penalty`` (0.0): ``phi``, per unit squared per time unit; 0 makes the reward
       the PnL, > 0 subtracts the Cartea-Jaimungal running penalty ``phi * inventory**2 * dt``;
+    - ``terminal_penalty`` (0.0): ``alpha``, per unit squared; > 0 subtracts
+      ``alpha * inventory**2`` on an episode's last step, the cost of liquidating what is left;
     - ``max_depth`` (5.0 price units): the upper bound of the action space;
     - ``fill_model`` (``"bernoulli"``): a quote fills with probability ``A exp(-k d) dt`` (the
       paper's simulations), or with ``"poisson"`` ``1 - exp(-A exp(-k d) dt)``, ``d`` being its
@@ -45,9 +47,10 @@ class MarketMakingEnv(FinanceEnv):
 
     Action: float32 ``[bid_depth, ask_depth]`` in ``[0, max_depth]``, distances from the mid.
     Observation: float32 ``[inventory, time_remaining]``. Reward: the step's PnL (change in
-    ``cash + inventory * mid``) less the inventory penalty. Info: ``bid``, ``ask``,
-    ``bid_filled``, ``ask_filled``, ``pnl``, ``penalty``, then ``price`` (the mid after the
-    step), ``position`` (inventory), ``cash``, ``equity``, ``time_remaining``; at the episode's
+    ``cash + inventory * mid``) less the inventory penalties. Info: ``bid``, ``ask``,
+    ``bid_filled``, ``ask_filled``, ``pnl``, ``penalty`` (running plus terminal), then
+    ``price`` (the mid after the step), ``position`` (inventory), ``cash``, ``equity``,
+    ``time_remaining``; at the episode's
     end also ``episode_return`` (PnL over ``start_price * max_inventory``), ``sharpe`` (of the
     step returns, scaled to one time unit), ``max_drawdown`` and ``turnover``.
     """
@@ -62,6 +65,7 @@ class MarketMakingEnv(FinanceEnv):
         "depth_decay",
         "max_inventory",
         "inventory_penalty",
+        "terminal_penalty",
         "max_depth",
         "fill_model",
     )
@@ -83,6 +87,7 @@ class MarketMakingEnv(FinanceEnv):
     arrival_rate = Parameter(lambda value: check_float("arrival_rate", value, 0.0))
     depth_decay = Parameter(lambda value: check_float("depth_decay", value, 0.0))
     inventory_penalty = Parameter(lambda value: check_float("inventory_penalty", value, 0.0))
+    terminal_penalty = Parameter(lambda value: check_float("terminal_penalty", value, 0.0))
     fill_model = Parameter(lambda value: _check_fill_model(value))
 
     def __init__(
@@ -96,6 +101,7 @@ class MarketMakingEnv(FinanceEnv):
         depth_decay: float = 1.5,
         max_inventory: int = 20,
         inventory_penalty: float = 0.0,
+        terminal_penalty: float = 0.0,
         max_depth: float = 5.0,
         fill_model: str = "bernoulli",
         render_mode: str | None = None,
@@ -109,6 +115,7 @@ class MarketMakingEnv(FinanceEnv):
         self.arrival_rate = arrival_rate
         self.depth_decay = depth_decay
         self.inventory_penalty = inventory_penalty
+        self.terminal_penalty = terminal_penalty
         self.fill_model = fill_model
         horizon = self._episode_length * self._dt
         self.observation_space = Box(

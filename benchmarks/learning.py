@@ -1,0 +1,499 @@
+"""Proof that agents learn: SB3's PPO trained through ``sekai.compat.to_sb3`` on native vector
+envs, scored against the closed-form optima and the usual baselines (docs/learning.md).
+
+    python benchmarks/learning.py [--quick] [--check] [--seed 0] [--out learning-results]
+                                  [--only NAME ...] [--steps N] [--eval-episodes N]
+
+Settings (``--only`` takes their names):
+
+- ``market-making``: MarketMaking-v0 in the Cartea-Jaimungal setting (running inventory
+  penalty phi = 0.1, terminal penalty alpha = 0.5). PPO's mean episode reward over held-out
+  seeds as a fraction of the closed-form quotes' (``CarteaJaimungal``) on the same seeds, with
+  its standard error; also fixed quotes 1/k on both sides and a random policy. Target >= 0.95.
+- ``execution``: OptimalExecution-v0 with risk_aversion 1e-6, so the expected reward is
+  Almgren-Chriss's objective. Target: within 2% of ``AlmgrenChriss``, better than ``TWAP``.
+- ``trading-googl``, ``trading-eurusd``, ``portfolio-googl``: Trading-v0 and Portfolio-v0 on the
+  shipped real bars, trained on the earlier dates and scored on every window of the later ones
+  against buy-and-hold (and, for Portfolio-v0, equal weight). No optimum: reported as it falls.
+
+Every run is seeded and on CPU with one torch thread. The recipe is SB3's own: the observations
+and rewards go through ``VecNormalize`` (its statistics frozen for the evaluation), episodes
+through ``VecMonitor`` for the learning curves. It writes ``learning.json`` (the table, the
+curves, the settings, the wall time, the load average, the commit) and ``learning.png`` (the
+curves; needs matplotlib, the ``plot`` extra) into ``--out``.
+
+``--quick`` is the smoke setting CI runs (``nox -s learning``): a small budget, 200
+evaluation episodes. ``--check`` exits with status 1 unless PPO beats the random policy by a
+clear margin on the two simulated markets. ``--steps`` and ``--eval-episodes`` shrink a run
+further (the test suite's smoke test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from stable_baselines3 import PPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+
+import sekai
+from sekai.compat import to_sb3
+from sekai.finance import (
+    TWAP,
+    AlmgrenChriss,
+    BuyAndHold,
+    CarteaJaimungal,
+    DateRange,
+    EpisodeSampler,
+    EqualWeight,
+    datasets,
+)
+
+Policy = Callable[[np.ndarray], np.ndarray]
+HELD_OUT = 1_000_000  # evaluation seeds are the training seed plus this: never trained on
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """One row of the table: an env, how PPO trains on it, and what it is compared with."""
+
+    env_id: str
+    train: dict[str, Any]  # the env's kwargs for training
+    test: dict[str, Any]  # and for the evaluation (later dates, on real data)
+    baselines: dict[str, Callable[[Any], Policy]]  # name -> policy for the evaluation env
+    reference: str  # the baseline PPO's score is a fraction of (the optimum, where one exists)
+    steps: int  # training steps of the full setting
+    ppo: dict[str, Any]  # PPO's hyperparameters besides the defaults
+    num_envs: int = 64
+    dataset: str | None = None  # the shipped real bars it trades, None: a simulated market
+
+    @property
+    def simulated(self) -> bool:
+        """A simulated market: seeded episodes, one per evaluation sub-env."""
+        return self.dataset is None
+
+
+def _fixed_quotes(vec: Any) -> Policy:
+    """Both sides quoted 1/k from the mid, whatever the inventory: the risk-neutral depth."""
+    depth = 1.0 / vec.template.depth_decay
+    return lambda observations: np.full((len(observations), 2), depth, np.float32)
+
+
+def _random(vec: Any) -> Policy:
+    """Uniform actions from the env's action space, seeded."""
+    space = vec.single_action_space
+    space.seed(0)
+    return lambda observations: np.stack([space.sample() for _ in observations])
+
+
+class _Windows(EpisodeSampler):
+    """The evaluation's episode starts: sub-env ``i`` starts ``i * stride`` bars after the first
+    start the date range allows, so the evaluation sub-envs cover its windows once each.
+    ``count`` is the number of windows, known once an env has drawn from it."""
+
+    def __init__(self, stride: int) -> None:
+        self.stride = stride
+        self.count = 0
+
+    def sample(
+        self, rng: np.random.Generator, first: int, last: int, episode_length: int, size: int
+    ) -> np.ndarray:
+        self.count = (last - first) // self.stride + 1
+        return np.minimum(first + self.stride * np.arange(size, dtype=np.int64), last)
+
+
+def _dated(name: str, env_id: str, split: str, stride: int, **kwargs: Any) -> dict[str, Any]:
+    """Train and test kwargs on dataset ``name``, split at date ``split``."""
+    bars = datasets.load(name)
+    data = {name: bars} if env_id == "Portfolio-v0" else bars
+    common = {"data": data, **kwargs}
+    train = {**common, "sampler": DateRange(end=split)}
+    test = {**common, "sampler": DateRange(start=split, inner=_Windows(stride))}
+    return {"train": train, "test": test, "dataset": name}
+
+
+MARKET_MAKING = {"inventory_penalty": 0.1, "terminal_penalty": 0.5}
+EXECUTION = {"risk_aversion": 1e-6}
+SIMULATED_PPO = {"gamma": 1.0, "n_steps": 256, "batch_size": 2048, "learning_rate": 3e-4}
+
+SETTINGS: dict[str, Setting] = {
+    "market-making": Setting(
+        "MarketMaking-v0",
+        MARKET_MAKING,
+        MARKET_MAKING,
+        {
+            "Cartea-Jaimungal": CarteaJaimungal.for_env,
+            "fixed 1/k": _fixed_quotes,
+            "random": _random,
+        },
+        reference="Cartea-Jaimungal",
+        steps=2_000_000,
+        ppo=SIMULATED_PPO,
+    ),
+    "execution": Setting(
+        "OptimalExecution-v0",
+        EXECUTION,
+        EXECUTION,
+        {"Almgren-Chriss": AlmgrenChriss.for_env, "TWAP": TWAP.for_env, "random": _random},
+        reference="Almgren-Chriss",
+        steps=2_000_000,
+        ppo={**SIMULATED_PPO, "gae_lambda": 1.0, "policy_kwargs": {"log_std_init": -2.0}},
+    ),
+    "trading-googl": Setting(
+        "Trading-v0",
+        **_dated("GOOGL", "Trading-v0", "2016-01-01", 1, episode_length=63),
+        baselines={
+            "buy and hold": lambda vec: BuyAndHold(vec.single_action_space),
+            "random": _random,
+        },
+        reference="buy and hold",
+        steps=500_000,
+        ppo={"gamma": 1.0, "n_steps": 128, "batch_size": 1024, "ent_coef": 0.01},
+    ),
+    "trading-eurusd": Setting(
+        "Trading-v0",
+        **_dated("EURUSD", "Trading-v0", "2017-10-01", 4, episode_length=120, allow_short=True),
+        baselines={
+            "buy and hold": lambda vec: BuyAndHold(vec.single_action_space),
+            "random": _random,
+        },
+        reference="buy and hold",
+        steps=500_000,
+        ppo={"gamma": 1.0, "n_steps": 128, "batch_size": 1024, "ent_coef": 0.01},
+    ),
+    "portfolio-googl": Setting(
+        "Portfolio-v0",
+        **_dated("GOOGL", "Portfolio-v0", "2016-01-01", 1, episode_length=63),
+        baselines={
+            "buy and hold": lambda vec: BuyAndHold(vec.single_action_space),
+            "equal weight": lambda vec: EqualWeight(vec.single_action_space),
+            "random": _random,
+        },
+        reference="buy and hold",
+        steps=500_000,
+        ppo={"gamma": 1.0, "n_steps": 128, "batch_size": 1024},
+    ),
+}
+QUICK_STEPS = {True: 150_000, False: 50_000}  # simulated, real data
+QUICK_EVAL_EPISODES = 200
+FULL_EVAL_EPISODES = 1000
+
+
+class _Progress(BaseCallback):
+    """A progress bar on a terminal, a line per tenth otherwise; records the learning curve:
+    the mean reward of the episodes finished in each rollout (VecMonitor's, unnormalised)."""
+
+    def __init__(self, name: str, total: int) -> None:
+        super().__init__()
+        self.name, self.total = name, total
+        self.curve: list[tuple[int, float]] = []
+        self.start = time.perf_counter()
+        self.tty = sys.stdout.isatty()
+        self.printed = 0
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        episodes = [info["r"] for info in self.model.ep_info_buffer]
+        if episodes:
+            self.curve.append((self.num_timesteps, float(np.mean(episodes))))
+        self.model.ep_info_buffer.clear()
+        done = min(self.num_timesteps / self.total, 1.0)
+        elapsed = time.perf_counter() - self.start
+        recent = f"{self.curve[-1][1]:.4g}" if self.curve else "-"
+        line = f"{self.name:16} {done:4.0%} {self.num_timesteps:>9,} steps {elapsed:6.0f} s"
+        line += f"  episode reward {recent}"
+        if self.tty:
+            bar = "#" * int(30 * done)
+            print(f"\r[{bar:30}] {line}", end="", flush=True)
+        elif int(10 * done) > self.printed or done == 1.0:
+            self.printed = int(10 * done)
+            print(line, flush=True)
+
+
+def _first_episodes(observations: np.ndarray, step: Callable, policy: Policy) -> np.ndarray:
+    """Each sub-env's first episode's total reward under ``policy``; ``step(actions)`` returns
+    the observations, rewards and dones."""
+    totals = np.zeros(len(observations))
+    running = np.ones(len(observations), dtype=bool)
+    while running.any():
+        observations, rewards, dones = step(policy(observations))
+        totals += np.where(running, rewards, 0.0)
+        running &= ~dones
+    return totals
+
+
+def _baseline_rewards(vec: Any, policy: Policy, seed: int | None) -> np.ndarray:
+    """A baseline on the native env; sub-env ``i`` seeded ``seed + i``, as SB3 seeds them."""
+    seeds = None if seed is None else [seed + i for i in range(vec.num_envs)]
+
+    def step(actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        result = vec.step(actions)
+        return result.observations, result.rewards, result.terminated | result.truncated
+
+    return _first_episodes(vec.reset(seed=seeds).observations, step, policy)
+
+
+def _ppo_rewards(model: PPO, normalize: VecNormalize, vec: Any, seed: int | None) -> np.ndarray:
+    """PPO's deterministic policy on the same markets, through ``to_sb3`` as in training (its
+    action mapping included) and the training's normalisation, frozen."""
+    env = to_sb3(vec)
+    if seed is not None:
+        env.seed(seed)
+
+    def act(observations: np.ndarray) -> np.ndarray:
+        return model.predict(normalize.normalize_obs(observations), deterministic=True)[0]
+
+    return _first_episodes(env.reset(), lambda actions: env.step(actions)[:3], act)
+
+
+def _evaluation_env(setting: Setting, episodes: int) -> Any:
+    """The native vector env of the evaluation: ``episodes`` simulated markets, or every
+    window of the test dates (one per sub-env, so as many sub-envs as windows)."""
+    if setting.simulated:
+        return sekai.make_vec(setting.env_id, episodes, **setting.test)
+    probe = sekai.make(setting.env_id, **setting.test)
+    probe.reset()  # the windows sampler learns how many windows the dates allow
+    probe.close()
+    return sekai.make_vec(setting.env_id, setting.test["sampler"].inner.count, **setting.test)
+
+
+def _paired(ppo: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
+    """PPO's mean over the reference's on the same episodes, and its standard error (the delta
+    method on the paired episodes)."""
+    ratio = ppo.mean() / reference.mean()
+    residual = ppo - ratio * reference
+    return float(ratio), float(residual.std(ddof=1) / (np.sqrt(len(ppo)) * abs(reference.mean())))
+
+
+def run_setting(name: str, setting: Setting, seed: int, steps: int, episodes: int) -> dict:
+    """Train PPO on one setting, evaluate it and the baselines; the row of the table."""
+    start = time.perf_counter()
+    vec = sekai.make_vec(setting.env_id, setting.num_envs, **setting.train)
+    gamma = setting.ppo.get("gamma", 0.99)
+    env = VecNormalize(VecMonitor(to_sb3(vec)), gamma=gamma)
+    env.seed(seed)
+    model = PPO("MlpPolicy", env, seed=seed, device="cpu", verbose=0, **setting.ppo)
+    progress = _Progress(name, steps)
+    model.learn(total_timesteps=steps, callback=progress)
+    if progress.tty:
+        print()
+    env.training = False
+    trained = time.perf_counter() - start
+    evaluation = _evaluation_env(setting, episodes)
+    eval_seed = seed + HELD_OUT if setting.simulated else None
+    rewards = {"PPO": _ppo_rewards(model, env, evaluation, eval_seed)}
+    for label, make in setting.baselines.items():
+        rewards[label] = _baseline_rewards(evaluation, make(evaluation), eval_seed)
+    evaluation.close()
+    env.close()
+    ratio, ratio_se = _paired(rewards["PPO"], rewards[setting.reference])
+    scores = {
+        label: {
+            "mean": float(r.mean()),
+            "standard_error": float(r.std(ddof=1) / np.sqrt(len(r))),
+        }
+        for label, r in rewards.items()
+    }
+    difference = rewards["PPO"] - rewards["random"]
+    return {
+        "env_id": setting.env_id,
+        "dataset": setting.dataset,
+        "env_kwargs": _describe(setting.train),
+        "evaluation_kwargs": _describe(setting.test),
+        "training_steps": steps,
+        "num_envs": setting.num_envs,
+        "ppo": setting.ppo,
+        "evaluation_episodes": len(rewards["PPO"]),
+        "evaluation_seed": eval_seed,
+        "scores": scores,
+        "reference": setting.reference,
+        "ratio_to_reference": ratio,
+        "ratio_standard_error": ratio_se,
+        "wins_over_reference": float(np.mean(rewards["PPO"] > rewards[setting.reference])),
+        "margin_over_random_in_standard_errors": float(
+            difference.mean() / (difference.std(ddof=1) / np.sqrt(len(difference)))
+        ),
+        "curve": progress.curve,
+        "train_seconds": trained,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def _describe(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Env kwargs as JSON: objects by their repr, the data left out (``dataset`` names it)."""
+    return {
+        key: value if isinstance(value, int | float | str | bool) else repr(value)
+        for key, value in kwargs.items()
+        if key != "data"
+    }
+
+
+def _commit() -> str:
+    """The commit the run is on, marked ``-dirty`` with uncommitted changes."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("-dirty" if status.strip() else "")
+
+
+def table(results: dict[str, dict]) -> str:
+    """The results as a Markdown table: each setting's mean episode reward for PPO and the
+    baselines; on a simulated market PPO's fraction of the optimum's, with its standard error,
+    on real data PPO's lead over buy-and-hold and the share of windows it leads in."""
+    lines = [
+        "| Setting | PPO | Baselines | PPO against the reference |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, row in results.items():
+        scores = row["scores"]
+        ppo = scores["PPO"]
+        others = ", ".join(
+            f"{label} {score['mean']:.4g}" for label, score in scores.items() if label != "PPO"
+        )
+        reference = row["reference"]
+        if SETTINGS[name].simulated:
+            versus = (
+                f"{row['ratio_to_reference']:.4f} ± {row['ratio_standard_error']:.4f} "
+                f"of {reference}'s"
+            )
+        else:
+            lead = ppo["mean"] - scores[reference]["mean"]
+            versus = (
+                f"{lead:+.4f} over {reference}, ahead in "
+                f"{row['wins_over_reference']:.0%} of {row['evaluation_episodes']} windows"
+            )
+        lines.append(
+            f"| {name} | {ppo['mean']:.4g} ± {ppo['standard_error']:.2g} | {others} | {versus} |"
+        )
+    return "\n".join(lines)
+
+
+def plot(results: dict[str, dict], path: Path) -> bool:
+    """The learning curves, one panel per setting, the baselines' scores as lines; False
+    (and nothing written) without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    columns = min(len(results), 3)
+    rows = -(-len(results) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(4.4 * columns, 3.4 * rows), squeeze=False)
+    for axis in axes.flat[len(results) :]:
+        axis.set_visible(False)
+    for axis, (name, row) in zip(axes.flat, results.items(), strict=False):
+        when = "evaluation" if SETTINGS[name].simulated else "later dates"
+        if row["curve"]:
+            steps, rewards = zip(*row["curve"], strict=True)
+            axis.plot(steps, rewards, label="PPO (training episodes)", color="black")
+        ppo = row["scores"]["PPO"]["mean"]
+        axis.axhline(ppo, color="black", linestyle=":", label=f"PPO ({when})")
+        for label, score in row["scores"].items():
+            if label not in ("PPO", "random"):
+                axis.axhline(score["mean"], linestyle="--", linewidth=1, label=f"{label} ({when})")
+        axis.set_title(f"{name} ({row['env_id']})", fontsize=9)
+        axis.set_xlabel("training steps", fontsize=8)
+        axis.tick_params(labelsize=7)
+        axis.legend(fontsize=7)
+    for axis in axes[:, 0]:
+        axis.set_ylabel("mean episode reward", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the smoke setting CI runs")
+    parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
+    parser.add_argument("--out", type=Path, default=Path("learning-results"))
+    parser.add_argument("--only", nargs="+", choices=list(SETTINGS), help="these settings")
+    parser.add_argument("--check", action="store_true", help="fail unless PPO beats random")
+    parser.add_argument("--steps", type=int, help="training steps of every setting")
+    parser.add_argument("--eval-episodes", type=int, help="evaluation episodes (simulated)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)  # a shared 2-core machine: more threads only contend
+    names = args.only or list(SETTINGS)
+    episodes = args.eval_episodes or (QUICK_EVAL_EPISODES if args.quick else FULL_EVAL_EPISODES)
+    load_before = os.getloadavg()
+    print(f"{'quick' if args.quick else 'full'} setting, seed {args.seed}, load {load_before}")
+    start = time.perf_counter()
+    results = {}
+    for name in names:
+        setting = SETTINGS[name]
+        steps = args.steps or (QUICK_STEPS[setting.simulated] if args.quick else setting.steps)
+        results[name] = run_setting(name, setting, args.seed, steps, episodes)
+    seconds = time.perf_counter() - start
+    report = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "commit": _commit(),
+        "setting": "quick" if args.quick else "full",
+        "seed": args.seed,
+        "seconds": seconds,
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg(),
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "versions": {"sekai": sekai.__version__, "torch": torch.__version__},
+        "results": results,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "learning.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(table(results))
+    print(f"{seconds:.0f} s in all; load average {os.getloadavg()}; wrote {args.out}/learning.json")
+    if plot(results, args.out / "learning.png"):
+        print(f"wrote {args.out}/learning.png")
+    else:
+        print("no learning.png: matplotlib is not installed (pip install 'sekai[plot]')")
+    return _check(results) if args.check else 0
+
+
+def _check(results: dict[str, dict]) -> int:
+    """The quick setting's check: on the simulated markets PPO beats the random policy by at
+    least 5 standard errors of the paired difference and by a tenth of the reference's scale."""
+    failed = []
+    for name, row in results.items():
+        if not SETTINGS[name].simulated:
+            continue
+        scores = row["scores"]
+        gap = scores["PPO"]["mean"] - scores["random"]["mean"]
+        scale = abs(scores[row["reference"]]["mean"])
+        if row["margin_over_random_in_standard_errors"] < 5 or gap < 0.1 * scale:
+            failed.append(
+                f"{name}: PPO {scores['PPO']['mean']:.6g} vs random {scores['random']['mean']:.6g}"
+            )
+    for line in failed:
+        print(f"PPO does not clearly beat random: {line}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

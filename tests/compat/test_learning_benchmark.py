@@ -1,0 +1,64 @@
+"""benchmarks/learning.py end to end with a tiny budget: a simulated and a real-data setting
+train, are evaluated with their baselines on the same episodes, and land in the JSON table and
+the curves' PNG. Every setting, and whether PPO learns, is the ``learning`` nox session's
+(``--quick --check``); the full table is docs/learning.md's."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.needs("stable-baselines3", "sekai-finance", "sekai-vector")
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "learning.py"
+
+
+@functools.cache
+def _learning():
+    """The script as a module (in sys.modules, which its dataclasses need)."""
+    spec = importlib.util.spec_from_file_location("sekai_learning_benchmark", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_quick_run_writes_the_table_and_the_curves(tmp_path, capsys):
+    learning = _learning()
+    names = ["market-making", "portfolio-googl"]  # simulated; real dates and weights from a box
+    argv = ["--quick", "--steps", "1024", "--eval-episodes", "8", "--out", str(tmp_path)]
+    assert learning.main([*argv, "--only", *names]) == 0
+    report = json.loads((tmp_path / "learning.json").read_text())
+    assert report["setting"] == "quick" and report["seed"] == 0
+    assert list(report["results"]) == names
+    for name, row in report["results"].items():
+        setting = learning.SETTINGS[name]
+        assert set(row["scores"]) == {"PPO", *setting.baselines}
+        if setting.simulated:
+            assert row["evaluation_episodes"] == 8
+        else:  # every window of the later dates, the same for PPO and the baselines
+            assert row["evaluation_episodes"] > 100
+        assert row["training_steps"] >= 1024 and row["curve"]
+        assert row["reference"] in row["scores"]
+    printed = capsys.readouterr().out
+    assert "| market-making |" in printed and "of Cartea-Jaimungal" in printed
+    assert (tmp_path / "learning.png").stat().st_size > 10_000  # matplotlib: the dev group's
+
+
+def test_baselines_and_ppo_see_the_same_markets():
+    """A baseline run twice on the held-out seeds gives the same episodes: the evaluation is
+    paired, so PPO's ratio to the closed form has a small standard error."""
+    import sekai
+
+    learning = _learning()
+    setting = learning.SETTINGS["market-making"]
+    vec = sekai.make_vec(setting.env_id, 16, **setting.test)
+    policy = setting.baselines["Cartea-Jaimungal"](vec)
+    first = learning._baseline_rewards(vec, policy, 7)
+    assert (learning._baseline_rewards(vec, policy, 7) == first).all()
+    assert not (learning._baseline_rewards(vec, policy, 8) == first).all()
