@@ -37,7 +37,9 @@ NO_MARKET = -1
 FILL_FIELDS = 5  # agent, side (BUY: the agent bought), tick, lots, 1 maker / 0 taker
 
 
-@numba.njit(cache=True, parallel=True)  # type: ignore[misc]
+PARALLEL_FROM = 8  # windows: fewer are stepped on one thread (no thread pool to wake)
+
+
 def step_windows(  # type: ignore[no-untyped-def]
     tape,
     cursor,
@@ -62,54 +64,180 @@ def step_windows(  # type: ignore[no-untyped-def]
     (``bid``/``ask``: a tick, KEEP_ORDER or CANCEL_ORDER; ``market``: BUY, SELL or NO_MARKET)
     reaches the book before message ``entry[w, a]``. ``orders[w, a, side]`` holds (tick or -1,
     size, lots ahead, joined at); fills of this call go to ``fills[w, :n_fills[w]]``; an
-    instruction that reached a halted book is dropped and counted in ``refused[w]``."""
-    n_agents = entry.shape[1]
+    instruction that reached a halted book is dropped and counted in ``refused[w]``. From
+    PARALLEL_FROM windows on, the windows are spread over every core."""
+    run = _parallel if len(cursor) >= PARALLEL_FROM else _serial
+    run(
+        tape,
+        cursor,
+        stop,
+        entry,
+        bid,
+        ask,
+        market,
+        order_size,
+        max_inventory,
+        maker_fee,
+        taker_fee,
+        orders,
+        cash,
+        inventory,
+        fees,
+        fills,
+        n_fills,
+        refused,
+    )
+
+
+@numba.njit(cache=True, parallel=True)  # type: ignore[misc]
+def _parallel(
+    tape,
+    cursor,
+    stop,
+    entry,
+    bid,
+    ask,
+    market,
+    order_size,
+    max_inventory,  # type: ignore[no-untyped-def]
+    maker_fee,
+    taker_fee,
+    orders,
+    cash,
+    inventory,
+    fees,
+    fills,
+    n_fills,
+    refused,
+):
     for w in numba.prange(len(cursor)):
-        n_fills[w] = 0
-        order = np.argsort(entry[w], kind="mergesort")  # ties: in agent order
-        k = cursor[w]
-        for j in range(n_agents):
-            a = order[j]
-            while k < entry[w, a]:
-                _message(
-                    tape,
-                    k,
-                    w,
-                    orders,
-                    cash,
-                    inventory,
-                    fees,
-                    fills,
-                    n_fills,
-                    max_inventory,
-                    maker_fee,
-                )
-                k += 1
-            _instruct(
-                tape,
-                k,
-                w,
-                a,
-                bid[w, a],
-                ask[w, a],
-                market[w, a],
-                order_size,
-                max_inventory,
-                taker_fee,
-                orders,
-                cash,
-                inventory,
-                fees,
-                fills,
-                n_fills,
-                refused,
-            )
-        while k < stop[w]:
+        _window(
+            w,
+            tape,
+            cursor,
+            stop,
+            entry,
+            bid,
+            ask,
+            market,
+            order_size,
+            max_inventory,
+            maker_fee,
+            taker_fee,
+            orders,
+            cash,
+            inventory,
+            fees,
+            fills,
+            n_fills,
+            refused,
+        )
+
+
+@_jit
+def _serial(
+    tape,
+    cursor,
+    stop,
+    entry,
+    bid,
+    ask,
+    market,
+    order_size,
+    max_inventory,  # type: ignore[no-untyped-def]
+    maker_fee,
+    taker_fee,
+    orders,
+    cash,
+    inventory,
+    fees,
+    fills,
+    n_fills,
+    refused,
+):
+    for w in range(len(cursor)):
+        _window(
+            w,
+            tape,
+            cursor,
+            stop,
+            entry,
+            bid,
+            ask,
+            market,
+            order_size,
+            max_inventory,
+            maker_fee,
+            taker_fee,
+            orders,
+            cash,
+            inventory,
+            fees,
+            fills,
+            n_fills,
+            refused,
+        )
+
+
+@_jit
+def _window(
+    w,
+    tape,
+    cursor,
+    stop,
+    entry,
+    bid,
+    ask,
+    market,
+    order_size,
+    max_inventory,  # type: ignore[no-untyped-def]
+    maker_fee,
+    taker_fee,
+    orders,
+    cash,
+    inventory,
+    fees,
+    fills,
+    n_fills,
+    refused,
+):
+    """One window's step (see ``step_windows``)."""
+    n_agents = entry.shape[1]
+    n_fills[w] = 0
+    order = np.argsort(entry[w], kind="mergesort")  # ties: in agent order
+    k = cursor[w]
+    for j in range(n_agents):
+        a = order[j]
+        while k < entry[w, a]:
             _message(
                 tape, k, w, orders, cash, inventory, fees, fills, n_fills, max_inventory, maker_fee
             )
             k += 1
-        cursor[w] = k
+        _instruct(
+            tape,
+            k,
+            w,
+            a,
+            bid[w, a],
+            ask[w, a],
+            market[w, a],
+            order_size,
+            max_inventory,
+            taker_fee,
+            orders,
+            cash,
+            inventory,
+            fees,
+            fills,
+            n_fills,
+            refused,
+        )
+    while k < stop[w]:
+        _message(
+            tape, k, w, orders, cash, inventory, fees, fills, n_fills, max_inventory, maker_fee
+        )
+        k += 1
+    cursor[w] = k
 
 
 @_jit
