@@ -142,6 +142,27 @@ def test_a_latency_of_50_ms_shifts_the_queue_position_by_the_messages_in_between
     assert orders[:, 3].tolist() == [3, 6]  # joined before message 4, and before message 7
 
 
+def test_a_market_data_latency_shows_the_book_as_of_that_long_ago(tmp_path):
+    path = messages_file(
+        tmp_path,
+        [
+            *OPENING,
+            (1.6, EXECUTE, 1, 10, 1000, BUYS),  # a sell of 10 at $10.00
+            (1.7, SUBMIT, 4, 50, 1001, SELLS),  # the ask grows to 150
+            (9.0, DELETE, 3, 100, 1001, SELLS),
+        ],
+    )
+    env = LobsterReplayMarket(2, messages=path, data_latency=[0.0, 0.5], episode_steps=8)
+    env.reset(options={"start": 1})
+    observations, *_ = env.step({a: [KEEP, KEEP, NONE] for a in env.possible_agents})
+    asks = slice(15, 20)  # the ask lots, with book_levels=5
+    last_trade = slice(BID_AHEAD + 4 + 2 * 4, BID_AHEAD + 4 + 2 * 5)  # price, signed size
+    now, late = observations["agent_0"], observations["agent_1"]  # at t=2.0, as of t=1.5
+    assert now[asks].tolist() == [150, 0, 0, 0, 0] and late[asks].tolist() == [100, 0, 0, 0, 0]
+    assert now[last_trade].tolist() == pytest.approx([10.00, -10])  # a seller took 10
+    assert late[last_trade].tolist() == [0, 0]  # no trade yet
+
+
 def test_market_orders_take_the_replayed_levels_without_changing_them(tmp_path):
     path = messages_file(
         tmp_path,
