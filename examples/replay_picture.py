@@ -74,8 +74,8 @@ def draw(trace: dict[str, np.ndarray]) -> np.ndarray:
     for column, color in ((0, AGENT_BID), (1, AGENT_ASK)):
         quoted = ~np.isnan(orders[:, column])
         quoted = ~np.isnan(orders[:, column])  # a dash across each step the order rests
-        lows = upper.to_pixels(steps[quoted] - 0.45, orders[quoted, column]) - [0, 1.5]
-        highs = upper.to_pixels(steps[quoted] + 0.45, orders[quoted, column]) + [0, 1.5]
+        lows = upper.to_pixels(steps[quoted] - 0.45, orders[quoted, column]) - np.array([0, 1.5])
+        highs = upper.to_pixels(steps[quoted] + 0.45, orders[quoted, column]) + np.array([0, 1.5])
         canvas.rectangles(lows, highs, color)
     if len(fills):
         for side, color in ((BUY, BID_COLOR), (SELL, ASK_COLOR)):
