@@ -28,7 +28,7 @@ from sekai.finance.lobster import (
     write_messages,
 )
 
-pytestmark = pytest.mark.needs("numba")
+pytestmark = pytest.mark.needs("numba")  # the kernels run as Python without it: slowly
 
 KEEP, CANCEL, JOIN = 0, 1, 3  # bid/ask instructions (LimitOrderBookMarket's)
 NONE = 0  # no market order
@@ -254,6 +254,7 @@ def test_with_the_agent_acting_the_replayed_book_is_the_faithful_replays():
     assert compared == 200 and replayed > 1000
 
 
+@pytest.mark.needs("sekai-vector")
 def test_the_native_batch_equals_the_single_env_on_the_same_windows():
     file = shipped_day()
     kwargs = dict(
@@ -333,6 +334,7 @@ def test_cash_and_shares_are_conserved_over_100000_random_actions():
     assert fills > 1000
 
 
+@pytest.mark.needs("sekai-compat", "pettingzoo")
 def test_the_envs_pass_check_env_and_the_parallel_api_test():
     from pettingzoo.test import parallel_api_test
 
