@@ -31,7 +31,7 @@ def run() -> dict[str, np.ndarray]:
     """Every step's book, the agent's orders, queue positions, fills and inventory."""
     env = sekai.make("LobsterReplay-v0", entry_latency=0.02, episode_steps=STEPS)
     model = env.unwrapped.model
-    price = model._price
+    price = model.terms.market.price(np.arange(model.terms.day.n_ticks))
     env.reset(options={"start": 600})
     rows: dict[str, list] = {k: [] for k in ("book", "orders", "fills", "inventory")}
     for step in range(STEPS):
