@@ -72,7 +72,7 @@ def window_rates(
                 actions[:, 0, entry] = np.argmax(rng.random(mask.shape) * mask, axis=1)
             before = model.cursor.copy()
             start = time.perf_counter()
-            model.step(actions, ["agent"])
+            model.step(actions, ["agent"], strict=True)
             model.observe()
             step_seconds += time.perf_counter() - start
             moved += int((model.cursor - before).sum())

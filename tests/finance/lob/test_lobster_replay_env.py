@@ -201,8 +201,15 @@ def test_bad_input_gets_a_clear_error(tmp_path):
     bid, ask, market = env.action_mask()
     assert bid.tolist() == ask.tolist() == [1, 0, 0, 0, 0, 0]  # keep only
     assert market.tolist() == [1, 0, 0]
-    with pytest.raises(ValueError, match="halted"):
-        env.step([JOIN, KEEP, NONE])
+    # the single env does a forbidden entry as keep and counts it: every action is valid
+    result = env.step([JOIN, KEEP, 1])
+    assert result.info["ignored"] == 2 and len(env.fills()) == 0
+    assert (env.unwrapped.model.orders[0, 0, :, 0] == -1).all()
+    # the multi-agent form refuses it, naming it
+    market_env = LobsterReplayMarket(1, messages=path, episode_steps=8)
+    market_env.reset(options={"start": 1})
+    with pytest.raises(ValueError, match=r"agent_0: the bid instruction 3 \('join'\).*halted"):
+        market_env.step({"agent_0": [JOIN, KEEP, NONE]})
     with pytest.raises(ValueError, match=r"actions must be rows of MultiDiscrete"):
         env.step([7, KEEP, NONE])
     with pytest.raises(ValueError, match=r"options\['start'\] must be a step in \[0, 1\]"):
@@ -317,7 +324,7 @@ def test_cash_and_shares_are_conserved_over_100000_random_actions():
         for a in range(agents):
             for entry, mask in enumerate(model.masks(a)):  # a random allowed value per entry
                 actions[:, a, entry] = np.argmax(rng.random(mask.shape) * mask, axis=1)
-        model.step(actions, ["agent_0", "agent_1", "agent_2"])
+        model.step(actions, ["agent_0", "agent_1", "agent_2"], strict=True)
         taken += actions.size // 3
         for w in range(windows):
             for agent, side, tick, lots, maker in model.fill_log(w).tolist():

@@ -13,7 +13,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._lob_market import MarketConfig, TraderView
+from sekai.envs.finance._lob_market import (
+    INSTRUCTIONS,
+    MARKET_ORDERS,
+    MarketConfig,
+    TraderView,
+)
 from sekai.envs.finance._parameters import check_float, check_int, check_positive
 from sekai.finance._replay_day import ReplayDay
 from sekai.finance._replay_windows import FILL_FIELDS, NO_MARKET, step_windows
@@ -146,6 +151,22 @@ def synthetic_day() -> NDArray[Any]:
     return messages
 
 
+def _refusal(
+    name: str, chosen: NDArray[np.int64], allowed: NDArray[np.bool_], halted: NDArray[np.bool_]
+) -> str:
+    """What the first forbidden entry of ``chosen`` (rows of actions) asks for, and why."""
+    row, entry = (int(i[0]) for i in np.nonzero(~allowed))
+    value = int(chosen[row, entry])
+    which, names = (("bid", INSTRUCTIONS), ("ask", INSTRUCTIONS), ("market order", MARKET_ORDERS))[
+        entry
+    ]
+    why = "trading is halted, so only keep and cancel are possible" if halted[row] else "masked"
+    return (
+        f"{name}: the {which} instruction {value} ({names[value]!r}) is impossible now "
+        f"({why}); sample actions with action_mask"
+    )
+
+
 def _latencies(name: str, value: Any, n_agents: int) -> NDArray[np.float64]:
     """One latency per agent (seconds): a number for all, or a sequence of one per agent."""
     values = [value] * n_agents if np.ndim(value) == 0 else list(value)
@@ -175,6 +196,7 @@ class ReplayModel:
         self.mid = np.zeros(num_envs)
         self.values = np.zeros((num_envs, n_agents))
         self.refused = np.zeros(num_envs, np.int64)
+        self.ignored = np.zeros(num_envs, np.int64)
         capacity = n_agents * (4 * terms.market.order_size + terms.day.top.shape[2])
         self.fills = np.zeros((num_envs, capacity, FILL_FIELDS), np.int64)
         self.n_fills = np.zeros(num_envs, np.int64)
@@ -207,6 +229,7 @@ class ReplayModel:
         self.inventory[indices] = 0
         self.fees[indices] = 0.0
         self.refused[indices] = 0
+        self.ignored[indices] = 0
         self.n_fills[indices] = 0
         self.mid[indices] = np.nan
         self._mark(indices)
@@ -218,22 +241,29 @@ class ReplayModel:
         terms = self.terms
         return terms.day.time[0] + (self.start + self.steps) * terms.step_seconds  # type: ignore[no-any-return]
 
-    def step(self, actions: NDArray[np.int64], names: list[str]) -> tuple[Any, ...]:
+    def step(
+        self, actions: NDArray[np.int64], names: list[str], *, strict: bool
+    ) -> tuple[Any, ...]:
         """Advance every window by one step on the agents' ``(num_envs, n_agents, 3)``
-        actions; return rewards ``(num_envs, n_agents)``, terminated, truncated, infos."""
+        actions; return rewards ``(num_envs, n_agents)``, terminated, truncated, infos. An
+        entry the masks forbid is a ValueError naming it when ``strict``, else it is replaced
+        by keep (no market order) and counted in ``infos["ignored"]``."""
         terms, market = self.terms, self.terms.market
         bids = np.empty((self.num_envs, self.n_agents), np.int64)
         asks, sides = np.empty_like(bids), np.empty_like(bids)
+        rows = np.arange(self.num_envs)
+        self.ignored[:] = 0
         for a, name in enumerate(names):
             view = self.view(a)
-            halted = terms.day.halted[self._seen(a)]
-            acting = (actions[:, a, :2] >= 2).any(axis=1) | (actions[:, a, 2] > 0)
-            if (halted & acting).any():
-                raise ValueError(
-                    f"{name}: trading is halted, so only keep and cancel are possible now; "
-                    "sample actions with action_mask"
-                )
-            bids[:, a], asks[:, a], sides[:, a] = market.decode(view, actions[:, a], name)
+            chosen = actions[:, a]
+            masks = self.masks(a, view)
+            allowed = np.stack([m[rows, chosen[:, e]] for e, m in enumerate(masks)], 1) > 0
+            if not allowed.all():
+                if strict:
+                    raise ValueError(_refusal(name, chosen, allowed, self._halted(a)))
+                chosen = np.where(allowed, chosen, 0)
+                self.ignored += (~allowed).sum(axis=1)
+            bids[:, a], asks[:, a], sides[:, a] = market.decode(view, chosen, name)
         now = self.now()
         time = terms.day.time
         entry = np.searchsorted(time, now[:, None] + terms.entry_latency, "right")
@@ -290,13 +320,17 @@ class ReplayModel:
             np.ascontiguousarray(orders[:, SELL, :2]),
         )
 
-    def masks(self, a: int) -> tuple[NDArray[np.int8], ...]:
+    def masks(self, a: int, view: TraderView | None = None) -> tuple[NDArray[np.int8], ...]:
         """Agent a's (num_envs, 6), (num_envs, 6), (num_envs, 3) action masks: those of
         LimitOrderBookMarket on the book it sees, and only keep or cancel while halted."""
-        bid, ask, market = self.terms.market.masks(self.view(a))
-        halted = self.terms.day.halted[self._seen(a)]
+        bid, ask, market = self.terms.market.masks(self.view(a) if view is None else view)
+        halted = self._halted(a)
         bid[halted, 2:] = ask[halted, 2:] = market[halted, 1:] = 0
         return bid, ask, market
+
+    def _halted(self, a: int) -> NDArray[np.bool_]:
+        """Whether the book agent a sees is halted, per window."""
+        return self.terms.day.halted[self._seen(a)]  # type: ignore[no-any-return]
 
     def observe(self) -> NDArray[np.float32]:
         """(num_envs, n_agents, size): per agent ``MarketConfig.observation`` of its view,
@@ -355,6 +389,7 @@ class ReplayModel:
             "mid_price": self.mid[indices].copy(),
             "fills": self.n_fills[indices].copy(),
             "refused": self.refused[indices].copy(),
+            "ignored": self.ignored[indices].copy(),
         }
 
     def fill_log(self, w: int) -> NDArray[np.int64]:

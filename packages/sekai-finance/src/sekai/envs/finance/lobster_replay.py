@@ -34,7 +34,9 @@ class LobsterReplayEnv(FinanceEnv):
     step of the day drawn by ``sampler`` (or ``reset(options={"start": step})``). The agent's
     orders are virtual: they sit in the real queues but never change the replayed book.
     Actions, masks and the inventory cap are LimitOrderBookMarket's (``order_size``,
-    ``max_inventory``, ``initial_cash``); ``maker_fee`` and ``taker_fee`` are paid per lot.
+    ``max_inventory``, ``initial_cash``); an entry the masks forbid is done as keep (or no
+    market order) and counted in ``info["ignored"]``, so every action of the space is valid;
+    ``maker_fee`` and ``taker_fee`` are paid per lot.
     ``entry_latency`` delays the agent's instructions, ``data_latency`` its view of the book
     (seconds). The reward is the change in cash plus inventory at the mid, net of fees.
     """
@@ -137,7 +139,7 @@ class OneAgent:
         if actions.ndim != 2 or actions.shape[1] != 3 or not all(map(space.contains, actions)):
             raise ValueError(f"actions must be rows of {space}, got {actions.tolist()!r}")
         rewards, terminated, truncated, infos = self.model.step(
-            actions.astype(np.int64)[:, None], [AGENT]
+            actions.astype(np.int64)[:, None], [AGENT], strict=False
         )
         return rewards[:, 0], terminated, truncated, infos
 

@@ -20,7 +20,8 @@ class LobsterReplayMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
     step. Takes ``LobsterReplayEnv``'s parameters; ``entry_latency`` and ``data_latency`` are
     a number for every agent or a sequence of one per agent (seconds). Agent orders are
     virtual, so agents never trade with each other: each sees the replayed book, its own
-    orders and account. ``info[agent]`` holds the window's ``timestamp``, ``message`` (the
+    orders and account. An action the masks forbid is a ValueError naming it, as in
+    LimitOrderBookMarket. ``info[agent]`` holds the window's ``timestamp``, ``message`` (the
     index of the next message to replay), ``mid_price`` and the step's ``fills``."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 30}
@@ -94,7 +95,9 @@ class LobsterReplayMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
                     f"{agent}: action {action!r} is not in {self.action_spaces[agent]}"
                 )
         stacked = np.array([[actions[a] for a in self.possible_agents]], np.int64)
-        rewards, terminated, truncated, infos = self.model.step(stacked, self.possible_agents)
+        rewards, terminated, truncated, infos = self.model.step(
+            stacked, self.possible_agents, strict=True
+        )
         observations = self._observations()
         done = bool(truncated[0])
         if done:
