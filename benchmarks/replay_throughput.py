@@ -79,32 +79,15 @@ def window_rates(
         # the compiled call alone, over the same windows and spans, keeping the orders
         model.reset(np.arange(windows), starts, rng)
         _rest_orders(model)
+        terms = (1, 10, 0.0, 0.0)  # order size, inventory cap, maker and taker fees
         time_ = model.terms.day.time
         for _ in range(steps):
             now = model.now()
             stop = np.searchsorted(time_, now + model.terms.step_seconds, "right")
             keep = np.full((windows, 1), -1, np.int64)
+            entry = model.cursor[:, None].copy()
             start = time.perf_counter()
-            step_windows(
-                model._tape,
-                model.cursor,
-                stop,
-                model.cursor[:, None].copy(),
-                keep,
-                keep,
-                keep,
-                1,
-                10,
-                0.0,
-                0.0,
-                model.orders,
-                model.cash,
-                model.inventory,
-                model.fees,
-                model.fills,
-                model.n_fills,
-                model.refused,
-            )
+            step_windows(model._tape, stop, (entry, keep, keep, keep), terms, model.state)
             kernel_seconds += time.perf_counter() - start
             model.steps += 1
         best_kernel = max(best_kernel, moved / kernel_seconds)

@@ -35,240 +35,70 @@ from sekai.finance.order_book import BUY, SELL
 KEEP_ORDER, CANCEL_ORDER = -1, -2  # an instruction for a side: keep, cancel, else a tick
 NO_MARKET = -1
 FILL_FIELDS = 5  # agent, side (BUY: the agent bought), tick, lots, 1 maker / 0 taker
-
-
 PARALLEL_FROM = 8  # windows: fewer are stepped on one thread (no thread pool to wake)
+# the state tuple: cursor (W,), orders (W, A, 2, 4): tick or -1, size, lots ahead, joined at;
+# cash, inventory, fees (W, A); fills (W, capacity, FILL_FIELDS), n_fills, refused (W,)
+CURSOR, ORDERS, CASH, INVENTORY, FEES, FILLS, N_FILLS, REFUSED = range(8)
 
 
-def step_windows(  # type: ignore[no-untyped-def]
-    tape,
-    cursor,
-    stop,
-    entry,
-    bid,
-    ask,
-    market,
-    order_size,
-    max_inventory,
-    maker_fee,
-    taker_fee,
-    orders,
-    cash,
-    inventory,
-    fees,
-    fills,
-    n_fills,
-    refused,
-):
-    """Replay window w's messages from ``cursor[w]`` up to ``stop[w]``; agent a's instruction
+def step_windows(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    """Replay window w's messages from ``state[CURSOR][w]`` up to ``stop[w]`` with its agents'
+    orders. ``instructions`` = (entry, bid, ask, market), each (W, A): agent a's instruction
     (``bid``/``ask``: a tick, KEEP_ORDER or CANCEL_ORDER; ``market``: BUY, SELL or NO_MARKET)
-    reaches the book before message ``entry[w, a]``. ``orders[w, a, side]`` holds (tick or -1,
-    size, lots ahead, joined at); fills of this call go to ``fills[w, :n_fills[w]]``; an
-    instruction that reached a halted book is dropped and counted in ``refused[w]``. From
-    PARALLEL_FROM windows on, the windows are spread over every core."""
-    run = _parallel if len(cursor) >= PARALLEL_FROM else _serial
-    run(
-        tape,
-        cursor,
-        stop,
-        entry,
-        bid,
-        ask,
-        market,
-        order_size,
-        max_inventory,
-        maker_fee,
-        taker_fee,
-        orders,
-        cash,
-        inventory,
-        fees,
-        fills,
-        n_fills,
-        refused,
-    )
+    reaches the book before message ``entry[w, a]``. ``terms`` = (order_size, max_inventory,
+    maker_fee, taker_fee). This call's fills go to ``fills[w, :n_fills[w]]``; an instruction
+    that reached a halted book is dropped and counted in ``refused[w]``. From PARALLEL_FROM
+    windows on, the windows are spread over every core."""
+    run = _parallel if len(stop) >= PARALLEL_FROM else _serial
+    run(tape, stop, instructions, terms, state)
 
 
 @parallel_jit
-def _parallel(
-    tape,
-    cursor,
-    stop,
-    entry,
-    bid,
-    ask,
-    market,
-    order_size,
-    max_inventory,  # type: ignore[no-untyped-def]
-    maker_fee,
-    taker_fee,
-    orders,
-    cash,
-    inventory,
-    fees,
-    fills,
-    n_fills,
-    refused,
-):
-    for w in prange(len(cursor)):
-        _window(
-            w,
-            tape,
-            cursor,
-            stop,
-            entry,
-            bid,
-            ask,
-            market,
-            order_size,
-            max_inventory,
-            maker_fee,
-            taker_fee,
-            orders,
-            cash,
-            inventory,
-            fees,
-            fills,
-            n_fills,
-            refused,
-        )
+def _parallel(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    for w in prange(len(stop)):
+        _window(w, tape, stop, instructions, terms, state)
 
 
 @_jit
-def _serial(
-    tape,
-    cursor,
-    stop,
-    entry,
-    bid,
-    ask,
-    market,
-    order_size,
-    max_inventory,  # type: ignore[no-untyped-def]
-    maker_fee,
-    taker_fee,
-    orders,
-    cash,
-    inventory,
-    fees,
-    fills,
-    n_fills,
-    refused,
-):
-    for w in range(len(cursor)):
-        _window(
-            w,
-            tape,
-            cursor,
-            stop,
-            entry,
-            bid,
-            ask,
-            market,
-            order_size,
-            max_inventory,
-            maker_fee,
-            taker_fee,
-            orders,
-            cash,
-            inventory,
-            fees,
-            fills,
-            n_fills,
-            refused,
-        )
+def _serial(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    for w in range(len(stop)):
+        _window(w, tape, stop, instructions, terms, state)
 
 
 @_jit
-def _window(
-    w,
-    tape,
-    cursor,
-    stop,
-    entry,
-    bid,
-    ask,
-    market,
-    order_size,
-    max_inventory,  # type: ignore[no-untyped-def]
-    maker_fee,
-    taker_fee,
-    orders,
-    cash,
-    inventory,
-    fees,
-    fills,
-    n_fills,
-    refused,
-):
+def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
     """One window's step (see ``step_windows``)."""
-    n_agents = entry.shape[1]
-    n_fills[w] = 0
+    entry, bid, ask, market = instructions
+    cursor = state[CURSOR]
+    state[N_FILLS][w] = 0
     order = np.argsort(entry[w], kind="mergesort")  # ties: in agent order
     k = cursor[w]
-    for j in range(n_agents):
+    for j in range(entry.shape[1]):
         a = order[j]
         while k < entry[w, a]:
-            _message(
-                tape, k, w, orders, cash, inventory, fees, fills, n_fills, max_inventory, maker_fee
-            )
+            _message(tape, k, w, terms, state)
             k += 1
-        _instruct(
-            tape,
-            k,
-            w,
-            a,
-            bid[w, a],
-            ask[w, a],
-            market[w, a],
-            order_size,
-            max_inventory,
-            taker_fee,
-            orders,
-            cash,
-            inventory,
-            fees,
-            fills,
-            n_fills,
-            refused,
-        )
+        _instruct(tape, k, w, a, bid[w, a], ask[w, a], market[w, a], terms, state)
     while k < stop[w]:
-        _message(
-            tape, k, w, orders, cash, inventory, fees, fills, n_fills, max_inventory, maker_fee
-        )
+        _message(tape, k, w, terms, state)
         k += 1
     cursor[w] = k
 
 
 @_jit
-def _message(tape, k, w, orders, cash, inventory, fees, fills, n_fills, max_inventory, fee):  # type: ignore[no-untyped-def]
+def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
     """Message k's effect on window w's agent orders."""
     kinds, sides, ticks, lots, arrival = tape[0], tape[1], tape[2], tape[3], tape[4]
     kind, side, tick, size = kinds[k], sides[k], ticks[k], lots[k]
     if kind > EXECUTE_HIDDEN or size == 0:
         return
+    orders = state[ORDERS]
     for a in range(orders.shape[1]):
         if kind == SUBMIT:  # a new order crossing the agent's on the other side
             other = 1 - side
             at = orders[w, a, other, 0]
             if at >= 0 and (tick <= at if other == BUY else tick >= at):
-                _fill(
-                    w,
-                    a,
-                    other,
-                    at,
-                    size,
-                    True,
-                    fee,
-                    orders,
-                    cash,
-                    inventory,
-                    fees,
-                    fills,
-                    n_fills,
-                    max_inventory,
-                    tape[6],
-                )
+                _fill(tape, w, a, other, at, size, terms, state)
             continue
         at = orders[w, a, side, 0]
         if at < 0:
@@ -278,68 +108,20 @@ def _message(tape, k, w, orders, cash, inventory, fees, fills, n_fills, max_inve
                 orders[w, a, side, 2] = max(orders[w, a, side, 2] - size, 0)
             elif kind == EXECUTE:  # behind it: the agent traded first
                 orders[w, a, side, 2] = 0
-                _fill(
-                    w,
-                    a,
-                    side,
-                    at,
-                    size,
-                    True,
-                    fee,
-                    orders,
-                    cash,
-                    inventory,
-                    fees,
-                    fills,
-                    n_fills,
-                    max_inventory,
-                    tape[6],
-                )
+                _fill(tape, w, a, side, at, size, terms, state)
         elif kind >= EXECUTE and (tick < at if side == BUY else tick > at):
-            _fill(
-                w,
-                a,
-                side,
-                at,
-                size,
-                True,
-                fee,
-                orders,
-                cash,
-                inventory,
-                fees,
-                fills,
-                n_fills,
-                max_inventory,
-                tape[6],
-            )
+            _fill(tape, w, a, side, at, size, terms, state)
 
 
 @_jit
-def _instruct(
-    tape,
-    k,
-    w,
-    a,
-    bid,
-    ask,
-    market,
-    order_size,
-    max_inventory,
-    fee,
-    orders,
-    cash,  # type: ignore[no-untyped-def]
-    inventory,
-    fees,
-    fills,
-    n_fills,
-    refused,
-):
+def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's instruction, reaching window w's book before message k."""
     top, halted = tape[5], tape[7]
+    order_size, max_inventory, taker_fee = terms[0], terms[1], terms[3]
+    orders, inventory = state[ORDERS], state[INVENTORY]
     acts = bid >= 0 or ask >= 0 or market != NO_MARKET
     if halted[k] and acts:
-        refused[w] += 1
+        state[REFUSED][w] += 1
         bid, ask, market = min(bid, KEEP_ORDER), min(ask, KEEP_ORDER), NO_MARKET
     for side in (BUY, SELL):
         tick = bid if side == BUY else ask
@@ -369,9 +151,7 @@ def _instruct(
         if left == 0 or tick < 0:
             break
         take = min(left, lots)
-        _account(
-            w, a, market, tick, take, fee, False, cash, inventory, fees, fills, n_fills, tape[6]
-        )
+        _account(tape, w, a, market, tick, take, taker_fee, False, state)
         left -= take
     room = _room(inventory[w, a], market, max_inventory)
     if orders[w, a, market, 1] > room:  # the quote on the traded side, cut to the room left
@@ -381,27 +161,12 @@ def _instruct(
 
 
 @_jit
-def _fill(
-    w,
-    a,
-    side,
-    tick,
-    lots,
-    maker,
-    fee,
-    orders,
-    cash,
-    inventory,
-    fees,
-    fills,
-    n_fills,  # type: ignore[no-untyped-def]
-    max_inventory,
-    price,
-):
-    """Agent a's resting order on ``side`` trades up to ``lots`` at ``tick``."""
+def _fill(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-untyped-def]
+    """Agent a's resting order on ``side`` trades up to ``lots`` at ``tick``, as the maker."""
+    orders, inventory, max_inventory = state[ORDERS], state[INVENTORY], terms[1]
     size = min(lots, orders[w, a, side, 1], _room(inventory[w, a], side, max_inventory))
     if size > 0:
-        _account(w, a, side, tick, size, fee, maker, cash, inventory, fees, fills, n_fills, price)
+        _account(tape, w, a, side, tick, size, terms[2], True, state)
         orders[w, a, side, 1] -= size
     if min(orders[w, a, side, 1], _room(inventory[w, a], side, max_inventory)) <= 0:
         orders[w, a, side, 0] = -1
@@ -409,11 +174,18 @@ def _fill(
 
 
 @_jit
-def _account(w, a, side, tick, lots, fee, maker, cash, inventory, fees, fills, n_fills, price):  # type: ignore[no-untyped-def]
+def _account(tape, w, a, side, tick, lots, fee, maker, state):  # type: ignore[no-untyped-def]
     """Book a fill of ``lots`` at ``tick`` (``side`` BUY: the agent bought) and its fee."""
     if lots <= 0:
         return
-    value = price[tick] * lots
+    cash, inventory, fees, fills, n_fills = (
+        state[CASH],
+        state[INVENTORY],
+        state[FEES],
+        state[FILLS],
+        state[N_FILLS],
+    )
+    value = tape[6][tick] * lots
     cash[w, a] += -value if side == BUY else value
     inventory[w, a] += lots if side == BUY else -lots
     cash[w, a] -= fee * lots

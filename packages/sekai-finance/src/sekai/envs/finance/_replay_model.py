@@ -200,6 +200,20 @@ class ReplayModel:
         capacity = n_agents * (4 * terms.market.order_size + terms.day.top.shape[2])
         self.fills = np.zeros((num_envs, capacity, FILL_FIELDS), np.int64)
         self.n_fills = np.zeros(num_envs, np.int64)
+        market = terms.market
+        self._terms = (market.order_size, market.max_inventory, terms.maker_fee, terms.taker_fee)
+        # the arrays step_windows changes, in its order (they are changed in place, never
+        # replaced, so the tuple stays valid)
+        self.state = (
+            self.cursor,
+            self.orders,
+            self.cash,
+            self.inventory,
+            self.fees,
+            self.fills,
+            self.n_fills,
+            self.refused,
+        )
 
     # -- episodes ----------------------------------------------------------------------------
     def reset(
@@ -269,26 +283,7 @@ class ReplayModel:
         entry = np.searchsorted(time, now[:, None] + terms.entry_latency, "right")
         stop = np.searchsorted(time, now + terms.step_seconds, "right")
         sides[sides < 0] = NO_MARKET
-        step_windows(
-            self._tape,
-            self.cursor,
-            stop,
-            entry,
-            bids,
-            asks,
-            sides,
-            market.order_size,
-            market.max_inventory,
-            terms.maker_fee,
-            terms.taker_fee,
-            self.orders,
-            self.cash,
-            self.inventory,
-            self.fees,
-            self.fills,
-            self.n_fills,
-            self.refused,
-        )
+        step_windows(self._tape, stop, (entry, bids, asks, sides), self._terms, self.state)
         self.steps += 1
         everyone = np.arange(self.num_envs)
         self._mark(everyone)
