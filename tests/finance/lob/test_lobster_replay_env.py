@@ -4,9 +4,9 @@ accounts, and the env contracts."""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +17,7 @@ import sekai
 from sekai.envs.finance._replay_model import ReplayModel
 from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 from sekai.envs.finance.lobster_replay_market import LobsterReplayMarket
-from sekai.finance import BUY, SELL
+from sekai.finance import BUY, SELL, OrderBook
 from sekai.finance.lobster import (
     DELETE,
     EXECUTE,
@@ -230,7 +230,7 @@ def test_bad_input_gets_a_clear_error(tmp_path):
         LobsterReplayEnv(sizes)
 
 
-@cache
+@functools.cache
 def shipped_day():  # type: ignore[no-untyped-def]
     return ship(generate_day(seed=0), 10)
 
@@ -409,3 +409,64 @@ assert "numba" not in {{m.split(".")[0] for m in sys.modules if sys.modules[m] i
     assert np.array_equal(np.load(tmp_path / "observations.npy"), observations)
     assert np.array_equal(np.load(tmp_path / "rewards.npy"), rewards)
     assert rewards.any()
+
+
+def _whole_day() -> np.ndarray:
+    """A generated full day, its opening book submitted first (a second before the day), so
+    every order's arrival is a message of the stream."""
+    day = generate_day(seed=2)
+    first = day.messages["time"][0] - 1.0
+    opening = [
+        (first, SUBMIT, order_id, size, tick * CENTS, BUYS if side == BUY else SELLS)
+        for order_id, side, tick, size in day.opening
+    ]
+    return np.concatenate([np.array(opening, MESSAGE_DTYPE), day.messages])
+
+
+def _lots_ahead(book: OrderBook, side: int, tick: int, since: int, arrival: dict) -> int:
+    """The lots at (side, tick) of the orders that arrived before message ``since``."""
+    return sum(o.size for o in book.queue(side, tick) if arrival[o.order_id] < since)
+
+
+@pytest.mark.parametrize("side", [BUY, SELL])
+def test_the_queue_position_is_the_lots_of_the_real_orders_ahead_in_the_fifo_queue(side):
+    """Differential, on a generated full day: after every step the agent's lots ahead equal
+    the lots of the orders that arrived before it and still rest at its level in
+    ``lobster.replay``'s OrderBook; and a fill by an execution at its level of an order
+    behind it happens only once nothing is left ahead of it there."""
+    messages = _whole_day()
+    kinds, ids = messages["type"], messages["order_id"]
+    arrival = {int(ids[k]): k for k in np.flatnonzero(kinds == SUBMIT)}
+    terms = LobsterReplayMarket(
+        1, messages=messages, n_ticks=N_TICKS, step_seconds=1.0, episode_steps=60
+    ).terms
+    join = np.array([[[JOIN, KEEP, NONE] if side == BUY else [KEEP, JOIN, NONE]]])
+    keep = np.zeros((1, 1, 3), np.int64)
+    compared = queue_fills = moved_up = 0
+    for start in range(0, terms.last_start, 37):
+        model = ReplayModel(terms, 1)
+        model.reset(np.zeros(1, np.int64), [{"start": start}], np.random.default_rng())
+        if not model.masks(0)[side][0, JOIN]:
+            continue  # halted
+        model.step(join, ["agent_0"], strict=True)
+        book = OrderBook(N_TICKS)
+        replay(book, messages[: model.cursor[0]])
+        tick, _, first_ahead, since = model.orders[0, 0, side].tolist()
+        if tick < 0 or model.n_fills[0]:
+            continue
+        ahead = functools.partial(_lots_ahead, book, side, tick, since, arrival)
+        while model.steps[0] < terms.episode_steps:
+            assert model.orders[0, 0, side, 2] == ahead(), (start, model.cursor[0])
+            compared += 1
+            moved_up += ahead() < first_ahead
+            replayed = model.cursor[0]
+            model.step(keep, ["agent_0"], strict=True)
+            for k in range(replayed, model.cursor[0]):
+                behind = kinds[k] == EXECUTE and arrival.get(int(ids[k]), -1) >= since
+                if behind and messages["price"][k] == tick * CENTS and model.n_fills[0]:
+                    assert ahead() == 0, (start, k)
+                    queue_fills += 1
+                replay(book, messages[k : k + 1])
+            if model.orders[0, 0, side, 0] != tick:
+                break  # filled whole
+    assert compared > 200 and queue_fills > 3 and moved_up > 20
