@@ -17,12 +17,15 @@ from sekai.spaces import Box
 
 class LobsterReplayMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
     """``n_agents`` agents ``agent_0 ..`` in one replayed day, every agent deciding every
-    step. Takes ``LobsterReplayEnv``'s parameters; ``entry_latency`` and ``data_latency`` are
+    step.
+
+    Takes ``LobsterReplayEnv``'s parameters; ``entry_latency`` and ``data_latency`` are
     a number for every agent or a sequence of one per agent (seconds). Agent orders are
     virtual, so agents never trade with each other: each sees the replayed book, its own
     orders and account. An action the masks forbid is a ValueError naming it, as in
     LimitOrderBookMarket. ``info[agent]`` holds the window's ``timestamp``, ``message`` (the
-    index of the next message to replay), ``mid_price`` and the step's ``fills``."""
+    index of the next message to replay), ``mid_price`` and the step's ``fills``
+    and ``ignored`` entries (always 0 here)."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 30}
 
