@@ -5,8 +5,6 @@ accounts, and the env contracts."""
 from __future__ import annotations
 
 import functools
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +28,7 @@ from sekai.finance.lobster import (
     write_messages,
 )
 
-pytestmark = pytest.mark.needs("numba")  # the kernels run as Python without it: slowly
+pytestmark = pytest.mark.needs("numba")
 
 KEEP, CANCEL, JOIN = 0, 1, 3  # bid/ask instructions (LimitOrderBookMarket's)
 NONE = 0  # no market order
@@ -370,45 +368,6 @@ def test_the_queue_observation_follows_a_random_episode_of_the_default_day():
         assert np.isfinite(reward) and not terminated
     assert truncated and filled > 0
     assert env.unwrapped.model.orders[0, 0, SELL, 2] >= 0
-
-
-def _episode(messages, orderbook):  # type: ignore[no-untyped-def]
-    """Observations and rewards of 100 steps of random allowed actions on a generated day."""
-    env = LobsterReplayEnv(
-        messages, orderbook, n_ticks=N_TICKS, step_seconds=2.0, episode_steps=100, taker_fee=0.003
-    )
-    observations = [env.reset(options={"start": 50})[0]]
-    rewards, rng = [], np.random.default_rng(7)
-    for _ in range(100):
-        action = [int(rng.choice(np.flatnonzero(m))) for m in env.action_mask()]
-        result = env.step(action)
-        observations.append(result.observation)
-        rewards.append(result.reward)
-    return np.array(observations), np.array(rewards)
-
-
-def test_without_numba_the_kernels_run_as_python_and_give_the_same_episode(tmp_path):
-    file = shipped_day()
-    np.save(tmp_path / "messages.npy", file.messages)
-    np.save(tmp_path / "orderbook.npy", file.orderbook)
-    code = f"""
-import sys
-sys.modules["numba"] = None  # as if numba were not installed
-sys.path.insert(0, {str(Path(__file__).parent)!r})
-import numpy as np
-from test_lobster_replay_env import _episode
-folder = {str(tmp_path)!r}
-day = [np.load(folder + name) for name in ("/messages.npy", "/orderbook.npy")]
-observations, rewards = _episode(*day)
-np.save(folder + "/observations.npy", observations)
-np.save(folder + "/rewards.npy", rewards)
-assert "numba" not in {{m.split(".")[0] for m in sys.modules if sys.modules[m] is not None}}
-"""
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
-    observations, rewards = _episode(file.messages, file.orderbook)
-    assert np.array_equal(np.load(tmp_path / "observations.npy"), observations)
-    assert np.array_equal(np.load(tmp_path / "rewards.npy"), rewards)
-    assert rewards.any()
 
 
 def _whole_day() -> np.ndarray:

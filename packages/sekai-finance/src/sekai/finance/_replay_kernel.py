@@ -6,19 +6,21 @@ their level), and an order table indexed by a dense slot per LOBSTER id (size, s
 the links of its level's FIFO queue). Executions, cancels and deletes of a known id act on that
 order; of an unknown id, on the legacy lots at its price; a submission that crosses (only
 against stale volume, in a file that hides deep levels) trades legacy first, then the queue,
-best price first, as ``OrderBook`` does. Compiled with numba where it is installed (``_compile``).
+best price first, as ``OrderBook`` does. numba is imported here only.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance._compile import jit as _jit
 from sekai.finance.lobster import DELETE, EXECUTE, SUBMIT, _check_replay
 from sekai.finance.order_book import BUY, SELL
+
+_jit = numba.njit(cache=True)  # type: ignore[call-overload]
 
 
 def replay_levels(

@@ -20,18 +20,18 @@ lots ahead of it and the message index at which it joined its level:
 
 Every fill is cut to what keeps the agent's inventory within ``max_inventory`` lots (an order
 with no room left is cancelled); makers pay ``maker_fee`` per lot, takers ``taker_fee`` (a
-negative fee is a rebate). Compiled with numba where it is installed (``_compile``).
+negative fee is a rebate). numba is imported here only.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from sekai.finance._compile import jit as _jit
-from sekai.finance._compile import parallel_jit, prange
 from sekai.finance.lobster import EXECUTE, EXECUTE_HIDDEN, SUBMIT
 from sekai.finance.order_book import BUY, SELL
 
+_jit = numba.njit(cache=True)  # type: ignore[call-overload]
 KEEP_ORDER, CANCEL_ORDER = -1, -2  # an instruction for a side: keep, cancel, else a tick
 NO_MARKET = -1
 FILL_FIELDS = 5  # agent, side (BUY: the agent bought), tick, lots, 1 maker / 0 taker
@@ -53,9 +53,9 @@ def step_windows(tape, stop, instructions, terms, state):  # type: ignore[no-unt
     run(tape, stop, instructions, terms, state)
 
 
-@parallel_jit
+@numba.njit(cache=True, parallel=True)  # type: ignore[misc]
 def _parallel(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
-    for w in prange(len(stop)):
+    for w in numba.prange(len(stop)):
         _window(w, tape, stop, instructions, terms, state)
 
 
