@@ -36,6 +36,14 @@ def sekai_register_envs(register: Callable[..., Any]) -> None:
         entry_point=f"{_ENVS}.limit_order_book:LimitOrderBookMarket",
         vector_entry_point=f"{_ENVS}.limit_order_book_vec:LimitOrderBookVecEnv",
     )
+    register(
+        "LobsterReplay-v0",
+        entry_point=f"{_ENVS}.lobster_replay:LobsterReplayEnv",
+        vector_entry_point=f"{_ENVS}.lobster_replay_vec:LobsterReplayVecEnv",
+    )
+    register(
+        "LobsterReplayMarket-v0", entry_point=f"{_ENVS}.lobster_replay_market:LobsterReplayMarket"
+    )
 
 
 @hookimpl

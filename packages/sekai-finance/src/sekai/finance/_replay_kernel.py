@@ -11,7 +11,7 @@ best price first, as ``OrderBook`` does. numba is imported here only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -52,13 +52,72 @@ def replay_levels(
         volume,
         len(ids),
         top,
+        np.empty(len(messages), np.int64),
+        np.empty(len(messages), np.int64),
     )
     return top, volume, unmatched
 
 
+class ReplayRecord(NamedTuple):
+    """A stream replayed once, message by message, as arrays (``replay_record``)."""
+
+    kinds: NDArray[np.int64]  # the message types
+    ticks: NDArray[np.int64]  # (a halt's: -1, 0 or 1)
+    sides: NDArray[np.int64]  # BUY or SELL
+    lots: NDArray[np.int64]  # put on (submission) or taken off (2 to 4) the level
+    arrival: NDArray[np.int64]  # index of the named order's submission; -1: legacy
+    top: NDArray[np.int64]  # (n + 1, 2, levels, 2): the top levels before message k
+
+
+def replay_record(
+    messages: NDArray[Any],
+    opening: NDArray[np.int64],
+    *,
+    n_ticks: int,
+    tick: int = 100,
+    price_offset: int = 0,
+    levels: int = 1,
+) -> ReplayRecord:
+    """Replay ``messages`` on the ``opening`` lots as ``replay_levels`` does, and record per
+    message what a virtual order in the queue needs: the lots it moved, the arrival of the
+    order it names and the top ``levels`` levels before it (row n: after the last)."""
+    kinds, ticks = _check_replay(messages, tick, price_offset, n_ticks, None)
+    ids, slots = np.unique(messages["order_id"], return_inverse=True)
+    sides = np.where(messages["direction"] == 1, BUY, SELL).astype(np.int64)
+    top = np.empty((len(messages) + 1, 2, levels, 2), np.int64)
+    volume = np.array(opening, np.int64, copy=True)
+    _opening_top(volume, top[0])
+    lots, arrival = np.empty(len(messages), np.int64), np.empty(len(messages), np.int64)
+    _replay(
+        kinds,
+        slots.astype(np.int64),
+        np.ascontiguousarray(messages["size"]),
+        ticks,
+        sides,
+        volume,
+        len(ids),
+        top[1:],
+        lots,
+        arrival,
+    )
+    return ReplayRecord(kinds, ticks, sides, lots, arrival, top)
+
+
 @_jit
-def _replay(kinds, slots, sizes, ticks, sides, volume, n_slots, top):  # type: ignore[no-untyped-def]
+def _opening_top(volume, out):  # type: ignore[no-untyped-def]
     n_ticks = volume.shape[1]
+    _top(volume, n_ticks - 1, 0, 0, n_ticks - 1, out)
+
+
+@_jit
+def _replay(kinds, slots, sizes, ticks, sides, volume, n_slots, top, lots_of, arrival):  # type: ignore[no-untyped-def]
+    """Replay into ``volume``; write the top levels after message k into ``top[k]``, the lots
+    message k put on its level (a submission: what rests of it) or took off it (a cancel,
+    delete or execution) into ``lots_of[k]`` (0 for the other types), and into
+    ``arrival[k]`` the index of the submission of the order message k names (-1: an order
+    from before the file, legacy volume). Return how many messages were unmatched."""
+    n_ticks = volume.shape[1]
+    arrived = np.full(n_slots, -1, np.int64)
     legacy = volume.copy()
     size = np.zeros(n_slots, np.int64)  # 0: not resting
     side_of = np.zeros(n_slots, np.int64)
@@ -83,7 +142,9 @@ def _replay(kinds, slots, sizes, ticks, sides, volume, n_slots, top):  # type: i
     unmatched = 0
     for k in range(len(kinds)):
         kind, slot, lots, price, side = kinds[k], slots[k], sizes[k], ticks[k], sides[k]
+        lots_of[k], arrival[k] = 0, -1
         if kind == SUBMIT:
+            arrival[k] = arrived[slot] = k
             if side == BUY:
                 while lots and ask < n_ticks and ask <= price:
                     lots = _take(SELL, ask, lots, volume, legacy, size, head, tail, nxt, prv)
@@ -103,6 +164,7 @@ def _replay(kinds, slots, sizes, ticks, sides, volume, n_slots, top):  # type: i
                     head[side, price] = slot
                 tail[side, price] = slot
                 volume[side, price] += lots
+                lots_of[k] = lots
                 if side == BUY:
                     bid, low = max(bid, price), min(low, price)
                 else:
@@ -117,6 +179,7 @@ def _replay(kinds, slots, sizes, ticks, sides, volume, n_slots, top):  # type: i
                     cut = size[slot]
                 size[slot] -= cut
                 volume[side, price] -= cut
+                arrival[k] = arrived[slot]
                 if size[slot] == 0:
                     _unlink(slot, side, price, head, tail, nxt, prv)
             else:
@@ -125,6 +188,7 @@ def _replay(kinds, slots, sizes, ticks, sides, volume, n_slots, top):  # type: i
                 volume[side, price] -= cut
                 if cut < lots:
                     unmatched += 1
+            lots_of[k] = cut
             if volume[side, price] == 0:
                 if side == BUY:
                     while bid >= 0 and volume[BUY, bid] == 0:

@@ -1,0 +1,139 @@
+"""Replayed LOBSTER messages per second through the replay env's windows (LobsterReplay-v0).
+
+    python benchmarks/replay_throughput.py [--quick]
+
+The day: a long recording of the Cont-Stoikov-Talreja flow as LOBSTER messages
+(``lobster.record_flow``). Figures:
+
+1. The day replayed once (``_replay_kernel.replay_record``, what every window then indexes):
+   messages per second, and ``lobster.replay`` (the OrderBook engine) on the same day for the
+   ratio.
+2. Windows: messages per second that the windows step through (each window's agent holds a
+   bid and an ask in the real queues; random allowed actions, chosen before timing), for 1 and
+   for 1,024 windows, both for the compiled call alone (``step_windows``) and for the whole
+   step of the model (decoding the actions against the masks, the call, marking to the mid)
+   plus an observation. A step spans ``--span`` seconds of exchange time; an episode half the
+   day, the windows starting at steps 0, 1, 2, ... (wrapping round).
+
+Each figure is the best of a few rounds, in wall time (the window kernel runs on every core);
+the machine's load average is printed beside them: on a shared machine quote ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from sekai.envs.finance._replay_model import ReplayModel
+from sekai.envs.finance.lobster_replay import LobsterReplayEnv
+from sekai.finance import ContStoikovTalreja, OrderBook, simulate_flow
+from sekai.finance._replay_kernel import replay_record
+from sekai.finance._replay_windows import step_windows
+from sekai.finance.lobster import record_flow, replay
+
+N_TICKS = 4000
+
+
+def day_rates(messages: np.ndarray, rounds: int) -> tuple[float, float]:
+    """Messages per second of the one-off compiled replay and of ``lobster.replay``."""
+    opening = np.zeros((2, N_TICKS), np.int64)
+    replay_record(messages[:100], opening, n_ticks=N_TICKS, levels=5)  # compile
+    compiled = engine = 0.0
+    for _ in range(rounds):
+        start = time.perf_counter()
+        replay_record(messages, opening, n_ticks=N_TICKS, levels=5)
+        compiled = max(compiled, len(messages) / (time.perf_counter() - start))
+        start = time.perf_counter()
+        replay(OrderBook(N_TICKS), messages)
+        engine = max(engine, len(messages) / (time.perf_counter() - start))
+    return compiled, engine
+
+
+def window_rates(
+    env: LobsterReplayEnv, windows: int, steps: int, rounds: int
+) -> tuple[float, float, int]:
+    """Messages per second through ``windows`` windows: the compiled call alone and the
+    model's whole step plus an observation; and the messages one round stepped through."""
+    model = ReplayModel(env.terms, windows)
+    rng = np.random.default_rng(0)
+    starts = [{"start": int(s)} for s in np.arange(windows) % (env.terms.last_start + 1)]
+    best_kernel = best_step = 0.0
+    messages = 0
+    for _ in range(rounds + 1):  # the first round compiles and warms up
+        model.reset(np.arange(windows), starts, rng)
+        kernel_seconds = step_seconds = 0.0
+        moved = 0
+        for _ in range(steps):
+            actions = np.empty((windows, 1, 3), np.int64)
+            for entry, mask in enumerate(model.masks(0)):
+                actions[:, 0, entry] = np.argmax(rng.random(mask.shape) * mask, axis=1)
+            before = model.cursor.copy()
+            start = time.perf_counter()
+            model.step(actions, ["agent"], strict=True)
+            model.observe()
+            step_seconds += time.perf_counter() - start
+            moved += int((model.cursor - before).sum())
+        # the compiled call alone, over the same windows and spans, keeping the orders
+        model.reset(np.arange(windows), starts, rng)
+        _rest_orders(model)
+        terms = (1, 10, 0.0, 0.0)  # order size, inventory cap, maker and taker fees
+        time_ = model.terms.day.time
+        for _ in range(steps):
+            now = model.now()
+            stop = np.searchsorted(time_, now + model.terms.step_seconds, "right")
+            keep = np.full((windows, 1), -1, np.int64)
+            entry = model.cursor[:, None].copy()
+            start = time.perf_counter()
+            step_windows(model._tape, stop, (entry, keep, keep, keep), terms, model.state)
+            kernel_seconds += time.perf_counter() - start
+            model.steps += 1
+        best_kernel = max(best_kernel, moved / kernel_seconds)
+        best_step = max(best_step, moved / step_seconds)
+        messages = moved
+    return best_kernel, best_step, messages
+
+
+def _rest_orders(model: ReplayModel) -> None:
+    """Every window's agent joins the best bid and the best ask, so each message is checked
+    against two resting orders."""
+    top = model.terms.day.top[model.cursor]
+    model.orders[:, 0, :, 0] = top[:, :, 0, 0]
+    model.orders[:, 0, :, 1] = 1
+    model.orders[:, 0, :, 2] = top[:, :, 0, 1]
+    model.orders[:, 0, :, 3] = model.cursor[:, None]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
+    parser.add_argument("--span", type=float, default=60.0, help="seconds per step")
+    args = parser.parse_args()
+    rounds = 2 if args.quick else 4
+    hours = 1 if args.quick else 4
+    flow = simulate_flow(ContStoikovTalreja(), 3600.0 * hours, n_ticks=N_TICKS, seed=0)
+    messages = record_flow(flow, n_ticks=N_TICKS)
+    print(f"load average {os.getloadavg()} on {os.cpu_count()} cores")
+    compiled, engine = day_rates(messages, rounds)
+    print(f"day: {len(messages):,} messages over {messages['time'][-1]:.0f} s")
+    print(f"  replayed once, compiled:  {compiled:>12,.0f} messages/s")
+    print(f"  lobster.replay:           {engine:>12,.0f} messages/s  (x{compiled / engine:.1f})")
+    steps = int(messages["time"][-1] // args.span) // 2
+    env = LobsterReplayEnv(
+        messages, n_ticks=N_TICKS, step_seconds=args.span, episode_steps=steps, book_levels=5
+    )
+    print(f"windows: {steps} steps of {args.span:g} s each, starting at steps 0, 1, ...")
+    print(f"{'windows':>8} {'messages':>12} {'kernel msg/s':>14} {'step+obs msg/s':>16}")
+    figures = {}
+    for windows in (1, 1024):
+        kernel, step, moved = window_rates(env, windows, steps, rounds)
+        figures[windows] = kernel
+        print(f"{windows:>8,} {moved:>12,} {kernel:>14,.0f} {step:>16,.0f}")
+    print(f"1,024 windows / 1 window (kernel): x{figures[1024] / figures[1]:.1f}")
+    print(f"load average {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,392 @@
+"""The replay market over a leading window axis: what LobsterReplayEnv (one window, one
+agent), its native vector env (many windows) and LobsterReplayMarket (one window, several
+agents) drive. Per step it decodes the agents' actions against the book each saw, makes one
+compiled call that replays every window's messages with the agents' virtual orders
+(``sekai.finance._replay_windows``), and marks the accounts to the mid."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.envs.finance._lob_market import (
+    INSTRUCTIONS,
+    MARKET_ORDERS,
+    MarketConfig,
+    TraderView,
+)
+from sekai.envs.finance._parameters import check_float, check_int, check_positive
+from sekai.finance._replay_day import ReplayDay
+from sekai.finance._replay_windows import FILL_FIELDS, NO_MARKET, step_windows
+from sekai.finance.lobster import record_flow
+from sekai.finance.order_book import BUY, SELL
+from sekai.finance.order_flow import ContStoikovTalreja, simulate_flow
+from sekai.finance.samplers import EpisodeSampler, resolve_sampler
+
+PRICE_UNITS = 10_000  # a LOBSTER price is dollars x 10,000
+QUEUE_FIELDS = 4  # bid lots ahead, bid ticks behind the best bid, the same for the ask
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayTerms:
+    """The validated parameters of a replay market."""
+
+    day: ReplayDay
+    market: MarketConfig  # order size, inventory cap, cash, levels, prices, masks
+    step_seconds: float
+    episode_steps: int
+    entry_latency: NDArray[np.float64]  # (agents,) seconds
+    data_latency: NDArray[np.float64]  # (agents,) seconds
+    maker_fee: float
+    taker_fee: float
+    last_trades: int
+    sampler: EpisodeSampler
+
+    @property
+    def last_start(self) -> int:
+        """The last step of the day at which a whole episode fits."""
+        day = self.day
+        steps = int((day.time[-1] - day.time[0]) // self.step_seconds)
+        return steps - self.episode_steps
+
+    @property
+    def observation_size(self) -> int:
+        return 4 * self.market.book_levels + 7 + QUEUE_FIELDS + 2 * self.last_trades
+
+
+def build_terms(
+    n_agents: int,
+    *,
+    messages: Any,
+    orderbook: Any,
+    tick: int,
+    price_offset: int,
+    n_ticks: int | None,
+    step_seconds: float,
+    episode_steps: int,
+    order_size: int,
+    max_inventory: int,
+    initial_cash: float,
+    book_levels: int,
+    last_trades: int,
+    maker_fee: float,
+    taker_fee: float,
+    entry_latency: Any,
+    data_latency: Any,
+    sampler: EpisodeSampler | str | None,
+) -> ReplayTerms:
+    """Check the parameters of a replay market of ``n_agents`` agents and replay its day
+    (the default day, without ``messages``: ``synthetic_day()``)."""
+    step_seconds = check_positive("step_seconds", step_seconds)
+    episode_steps = check_int("episode_steps", episode_steps, 1)
+    book_levels = check_int("book_levels", book_levels, 1)
+    last_trades = check_int("last_trades", last_trades, 0)
+    maker_fee = check_float("maker_fee", maker_fee)
+    taker_fee = check_float("taker_fee", taker_fee)
+    entry, data = (
+        _latencies(name, value, n_agents)
+        for name, value in (("entry_latency", entry_latency), ("data_latency", data_latency))
+    )
+    if (entry >= step_seconds).any():
+        raise ValueError(
+            f"entry_latency must be below step_seconds ({step_seconds}), so that an "
+            f"instruction reaches the book within its step; got {entry.tolist()}"
+        )
+    if messages is None:
+        if orderbook is not None:
+            raise ValueError("orderbook needs the messages it belongs to: pass messages= too")
+        messages = synthetic_day()
+    day = ReplayDay(
+        messages,
+        orderbook,
+        tick=tick,
+        price_offset=price_offset,
+        n_ticks=n_ticks,
+        levels=max(book_levels, 3),
+    )
+    market = MarketConfig.build(
+        n_agents,
+        decision_intervals=None,
+        flow=None,
+        session_length=episode_steps * step_seconds,
+        tick_size=tick / PRICE_UNITS,
+        initial_price=(day.n_ticks // 2 * tick + price_offset) / PRICE_UNITS,
+        n_ticks=day.n_ticks,
+        order_size=order_size,
+        max_inventory=max_inventory,
+        initial_cash=initial_cash,
+        book_levels=book_levels,
+    )
+    terms = ReplayTerms(
+        day=day,
+        market=market,
+        step_seconds=step_seconds,
+        episode_steps=episode_steps,
+        entry_latency=entry,
+        data_latency=data,
+        maker_fee=maker_fee,
+        taker_fee=taker_fee,
+        last_trades=last_trades,
+        sampler=resolve_sampler(sampler),
+    )
+    if terms.last_start < 0:
+        raise ValueError(
+            f"the day spans {day.time[-1] - day.time[0]:.3f} s, shorter than one episode of "
+            f"{episode_steps} steps of {step_seconds} s"
+        )
+    return terms
+
+
+@functools.cache
+def synthetic_day() -> NDArray[Any]:
+    """The default day: an hour of the Cont-Stoikov-Talreja flow (seed 0) recorded as LOBSTER
+    messages (``lobster.record_flow``), at $10.00 a share on a one-cent grid."""
+    flow = simulate_flow(ContStoikovTalreja(), 3600.0, n_ticks=2000, seed=0)
+    messages = record_flow(flow, n_ticks=2000)
+    messages.flags.writeable = False
+    return messages
+
+
+def _refusal(
+    name: str, chosen: NDArray[np.int64], allowed: NDArray[np.bool_], halted: NDArray[np.bool_]
+) -> str:
+    """What the first forbidden entry of ``chosen`` (rows of actions) asks for, and why."""
+    row, entry = (int(i[0]) for i in np.nonzero(~allowed))
+    value = int(chosen[row, entry])
+    which, names = (("bid", INSTRUCTIONS), ("ask", INSTRUCTIONS), ("market order", MARKET_ORDERS))[
+        entry
+    ]
+    why = "trading is halted, so only keep and cancel are possible" if halted[row] else "masked"
+    return (
+        f"{name}: the {which} instruction {value} ({names[value]!r}) is impossible now "
+        f"({why}); sample actions with action_mask"
+    )
+
+
+def _latencies(name: str, value: Any, n_agents: int) -> NDArray[np.float64]:
+    """One latency per agent (seconds): a number for all, or a sequence of one per agent."""
+    values = [value] * n_agents if np.ndim(value) == 0 else list(value)
+    if len(values) != n_agents:
+        raise ValueError(f"{name} needs one latency per agent ({n_agents}), got {len(values)}")
+    return np.array([check_float(name, v, 0.0) for v in values])
+
+
+class ReplayModel:
+    """``num_envs`` windows of ``terms.day`` with ``n_agents`` agents each."""
+
+    def __init__(self, terms: ReplayTerms, num_envs: int) -> None:
+        self.terms = terms
+        self.num_envs = num_envs
+        n_agents = terms.market.n_traders
+        self.n_agents = n_agents
+        self._price = np.ascontiguousarray(terms.market.price(np.arange(terms.day.n_ticks)))
+        self._observed_price = np.append(self._price, 0.0)  # index -1: no level
+        self._tape = terms.day.tape(self._price)
+        self.cursor = np.zeros(num_envs, np.int64)
+        self.start = np.zeros(num_envs, np.int64)  # the episode's first step of the day
+        self.steps = np.zeros(num_envs, np.int64)
+        self.orders = np.zeros((num_envs, n_agents, 2, 4), np.int64)
+        self.cash = np.zeros((num_envs, n_agents))
+        self.inventory = np.zeros((num_envs, n_agents), np.int64)
+        self.fees = np.zeros((num_envs, n_agents))
+        self.mid = np.zeros(num_envs)
+        self.values = np.zeros((num_envs, n_agents))
+        self.refused = np.zeros(num_envs, np.int64)
+        self.ignored = np.zeros(num_envs, np.int64)
+        capacity = n_agents * (4 * terms.market.order_size + terms.day.top.shape[2])
+        self.fills = np.zeros((num_envs, capacity, FILL_FIELDS), np.int64)
+        self.n_fills = np.zeros(num_envs, np.int64)
+        market = terms.market
+        self._terms = (market.order_size, market.max_inventory, terms.maker_fee, terms.taker_fee)
+        # the arrays step_windows changes, in its order (they are changed in place, never
+        # replaced, so the tuple stays valid)
+        self.state = (
+            self.cursor,
+            self.orders,
+            self.cash,
+            self.inventory,
+            self.fees,
+            self.fills,
+            self.n_fills,
+            self.refused,
+        )
+
+    # -- episodes ----------------------------------------------------------------------------
+    def reset(
+        self, indices: NDArray[np.int64], options: list[dict[str, Any] | None], rng: Any
+    ) -> dict[str, Any]:
+        terms = self.terms
+        last = terms.last_start
+        starts = terms.sampler.sample(rng, 0, last, terms.episode_steps, len(indices))
+        for j, option in enumerate(options):
+            if option and "start" in option:
+                start = option["start"]
+                if isinstance(start, bool) or not isinstance(start, int | np.integer):
+                    raise ValueError(f"options['start'] must be an int step, got {start!r}")
+                if not 0 <= start <= last:
+                    raise ValueError(
+                        f"options['start'] must be a step in [0, {last}] (the day has "
+                        f"{last + terms.episode_steps} steps of {terms.step_seconds} s and an "
+                        f"episode {terms.episode_steps}), got {start}"
+                    )
+                starts[j] = start
+        self.start[indices] = starts
+        self.steps[indices] = 0
+        self.cursor[indices] = np.searchsorted(terms.day.time, self.now()[indices], "right")
+        self.orders[indices] = 0
+        self.orders[indices, :, :, 0] = -1
+        self.cash[indices] = terms.market.initial_cash
+        self.inventory[indices] = 0
+        self.fees[indices] = 0.0
+        self.refused[indices] = 0
+        self.ignored[indices] = 0
+        self.n_fills[indices] = 0
+        self.mid[indices] = np.nan
+        self._mark(indices)
+        self.values[indices] = self._values()[indices]
+        return self._infos(indices)
+
+    def now(self) -> NDArray[np.float64]:
+        """Each window's exchange time (seconds, as the messages' time)."""
+        terms = self.terms
+        return terms.day.time[0] + (self.start + self.steps) * terms.step_seconds  # type: ignore[no-any-return]
+
+    def step(
+        self, actions: NDArray[np.int64], names: list[str], *, strict: bool
+    ) -> tuple[Any, ...]:
+        """Advance every window by one step on the agents' ``(num_envs, n_agents, 3)``
+        actions; return rewards ``(num_envs, n_agents)``, terminated, truncated, infos. An
+        entry the masks forbid is a ValueError naming it when ``strict``, else it is replaced
+        by keep (no market order) and counted in ``infos["ignored"]``."""
+        terms, market = self.terms, self.terms.market
+        bids = np.empty((self.num_envs, self.n_agents), np.int64)
+        asks, sides = np.empty_like(bids), np.empty_like(bids)
+        rows = np.arange(self.num_envs)
+        self.ignored[:] = 0
+        for a, name in enumerate(names):
+            view = self.view(a)
+            chosen = actions[:, a]
+            masks = self.masks(a, view)
+            allowed = np.stack([m[rows, chosen[:, e]] for e, m in enumerate(masks)], 1) > 0
+            if not allowed.all():
+                if strict:
+                    raise ValueError(_refusal(name, chosen, allowed, self._halted(a)))
+                chosen = np.where(allowed, chosen, 0)
+                self.ignored += (~allowed).sum(axis=1)
+            bids[:, a], asks[:, a], sides[:, a] = market.decode(view, chosen, name)
+        now = self.now()
+        time = terms.day.time
+        entry = np.searchsorted(time, now[:, None] + terms.entry_latency, "right")
+        stop = np.searchsorted(time, now + terms.step_seconds, "right")
+        sides[sides < 0] = NO_MARKET
+        step_windows(self._tape, stop, (entry, bids, asks, sides), self._terms, self.state)
+        self.steps += 1
+        everyone = np.arange(self.num_envs)
+        self._mark(everyone)
+        values = self._values()
+        rewards = values - self.values
+        self.values = values
+        truncated = self.steps >= terms.episode_steps
+        return rewards, np.zeros(self.num_envs, bool), truncated, self._infos(everyone)
+
+    # -- views -------------------------------------------------------------------------------
+    def _seen(self, a: int) -> NDArray[np.int64]:
+        """The message index of the book agent a sees now: as of its data latency ago."""
+        moment = self.now() - self.terms.data_latency[a]
+        return np.minimum(np.searchsorted(self.terms.day.time, moment, "right"), self.cursor)
+
+    def view(self, a: int) -> TraderView:
+        """Agent a's view in every window: the book it sees, its account and orders now."""
+        levels = self.terms.market.book_levels
+        top = self.terms.day.top[self._seen(a)]
+        orders = self.orders[:, a]
+        return TraderView(
+            top[:, BUY, :levels, 0],
+            top[:, BUY, :levels, 1],
+            top[:, SELL, :levels, 0],
+            top[:, SELL, :levels, 1],
+            self.inventory[:, a],
+            self.cash[:, a],
+            np.ascontiguousarray(orders[:, BUY, :2]),
+            np.ascontiguousarray(orders[:, SELL, :2]),
+        )
+
+    def masks(self, a: int, view: TraderView | None = None) -> tuple[NDArray[np.int8], ...]:
+        """Agent a's (num_envs, 6), (num_envs, 6), (num_envs, 3) action masks: those of
+        LimitOrderBookMarket on the book it sees, and only keep or cancel while halted."""
+        bid, ask, market = self.terms.market.masks(self.view(a) if view is None else view)
+        halted = self._halted(a)
+        bid[halted, 2:] = ask[halted, 2:] = market[halted, 1:] = 0
+        return bid, ask, market
+
+    def _halted(self, a: int) -> NDArray[np.bool_]:
+        """Whether the book agent a sees is halted, per window."""
+        return self.terms.day.halted[self._seen(a)]  # type: ignore[no-any-return]
+
+    def observe(self) -> NDArray[np.float32]:
+        """(num_envs, n_agents, size): per agent ``MarketConfig.observation`` of its view,
+        then its bid's lots ahead and ticks behind the best bid it sees (0 and -1 with no bid),
+        the same for its ask, then the last trades it sees, oldest first, as price and size
+        (+ bought by the taker, - sold; 0 and 0 before the first)."""
+        terms = self.terms
+        out = np.empty((self.num_envs, self.n_agents, terms.observation_size), np.float32)
+        time_left = (terms.episode_steps - self.steps) * terms.step_seconds
+        base = 4 * terms.market.book_levels + 7
+        for a in range(self.n_agents):
+            view = self.view(a)
+            out[:, a, :base] = terms.market.observation(view, time_left)
+            for j, (side, best) in enumerate(((BUY, view.bid_prices), (SELL, view.ask_prices))):
+                tick = self.orders[:, a, side, 0]
+                resting = tick >= 0
+                behind = (best[:, 0] - tick) if side == BUY else (tick - best[:, 0])
+                out[:, a, base + 2 * j] = np.where(resting, self.orders[:, a, side, 2], 0)
+                out[:, a, base + 2 * j + 1] = np.where(resting & (best[:, 0] >= 0), behind, -1)
+            out[:, a, base + QUEUE_FIELDS :] = self._last_trades(self._seen(a))
+        return out
+
+    def _last_trades(self, seen: NDArray[np.int64]) -> NDArray[np.float64]:
+        day, n = self.terms.day, self.terms.last_trades
+        shown = np.zeros((len(seen), n, 2))
+        if n == 0 or not len(day.trades):
+            return shown.reshape(len(seen), -1)
+        last = np.searchsorted(day.trades, seen)  # trades before the seen index
+        picks = last[:, None] - n + np.arange(n)
+        valid = picks >= 0
+        picks = np.clip(picks, 0, None)
+        trades = day.trades[picks]
+        shown[:, :, 0] = np.where(valid, self._price[day.ticks[trades]], 0.0)
+        shown[:, :, 1] = np.where(valid, day.trade_signs[picks] * day.trade_sizes[picks], 0)
+        return shown.reshape(len(seen), -1)
+
+    # -- accounts ----------------------------------------------------------------------------
+    def _mark(self, indices: NDArray[np.int64]) -> None:
+        """The mid of each window's book now (kept where a side is empty)."""
+        top = self.terms.day.top[self.cursor[indices]]
+        bid, ask = top[:, BUY, 0, 0], top[:, SELL, 0, 0]
+        both = (bid >= 0) & (ask >= 0)
+        mid = (self._price[np.maximum(bid, 0)] + self._price[np.maximum(ask, 0)]) / 2
+        self.mid[indices] = np.where(both, mid, self.mid[indices])
+        unset = np.isnan(self.mid[indices])
+        if unset.any():  # no two-sided book yet: the first price of the day
+            self.mid[indices[unset]] = self._price[self.terms.day.ticks[0]]
+
+    def _values(self) -> NDArray[np.float64]:
+        return self.cash + self.inventory * self.mid[:, None]  # type: ignore[no-any-return]
+
+    def _infos(self, indices: NDArray[np.int64]) -> dict[str, Any]:
+        return {
+            "timestamp": self.now()[indices],
+            "message": self.cursor[indices].copy(),
+            "mid_price": self.mid[indices].copy(),
+            "fills": self.n_fills[indices].copy(),
+            "refused": self.refused[indices].copy(),
+            "ignored": self.ignored[indices].copy(),
+        }
+
+    def fill_log(self, w: int) -> NDArray[np.int64]:
+        """Window w's fills of the last step: rows (agent, side, tick, lots, maker)."""
+        return self.fills[w, : self.n_fills[w]].copy()

@@ -1,0 +1,158 @@
+"""A LOBSTER day replayed once into the arrays every replay window indexes (see
+``_replay_windows``): per message its type, side, tick, lots moved and the arrival of the
+order it names; the top levels and the halt state before each message; per (side, tick) the
+messages there and the lots after each, for the depth an agent order joins behind."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.finance._replay_kernel import replay_record
+from sekai.finance.lobster import (
+    EXECUTE,
+    EXECUTE_HIDDEN,
+    HALT,
+    MESSAGE_DTYPE,
+    RESUMED,
+    SUBMIT,
+    initial_book,
+    read_messages,
+    read_orderbook,
+)
+from sekai.finance.order_book import BUY, SELL
+
+TICK_MARGIN = 16  # ticks of room past the day's extreme prices, for agent quotes
+
+
+class ReplayDay:
+    """``messages`` (a MESSAGE_DTYPE array or a file's path) replayed from the opening book
+    of ``orderbook`` (rows or a path; without it, from an empty book), with ``levels`` top
+    levels recorded before every message. Prices map to ticks as ``lobster.replay``'s
+    (``(price - price_offset) // tick``); ``n_ticks`` defaults to the highest tick of the day
+    plus ``TICK_MARGIN``."""
+
+    def __init__(
+        self,
+        messages: Any,
+        orderbook: Any = None,
+        *,
+        tick: int = 100,
+        price_offset: int = 0,
+        n_ticks: int | None = None,
+        levels: int = 5,
+    ) -> None:
+        messages = _messages(messages)
+        if orderbook is not None and isinstance(orderbook, str | os.PathLike):
+            orderbook = read_orderbook(orderbook)
+        if n_ticks is None:
+            n_ticks = _highest_tick(messages, orderbook, tick, price_offset) + TICK_MARGIN
+        opening = np.zeros((2, n_ticks), np.int64)
+        if orderbook is not None:
+            book = initial_book(
+                messages, orderbook, n_ticks=n_ticks, tick=tick, price_offset=price_offset
+            )
+            for side in (BUY, SELL):
+                for at, lots in book.depth(side, n_ticks):
+                    opening[side, at] = lots
+        record = replay_record(
+            messages, opening, n_ticks=n_ticks, tick=tick, price_offset=price_offset, levels=levels
+        )
+        self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
+        self.time = np.ascontiguousarray(messages["time"])
+        self.kinds, self.sides, self.ticks = record.kinds, record.sides, record.ticks
+        self.top = record.top
+        self.lots = np.where(record.kinds == EXECUTE_HIDDEN, messages["size"], record.lots)
+        self.arrival = record.arrival
+        self.halted = _halted(record.kinds, record.ticks)
+        self.opening = opening
+        self.starts, self.level_messages, self.level_lots = _level_history(
+            record.kinds, record.sides, record.ticks, self.lots, opening
+        )
+        self.trades = np.flatnonzero((record.kinds >= EXECUTE) & (record.kinds < HALT))
+        # the side that took liquidity: the other side of the executed order
+        self.trade_signs = np.where(record.sides[self.trades] == BUY, -1, 1)
+        self.trade_sizes = np.ascontiguousarray(messages["size"][self.trades])
+
+    def __len__(self) -> int:
+        return len(self.time)
+
+    def tape(self, price: NDArray[np.float64]) -> tuple[Any, ...]:
+        """The arrays ``_replay_windows`` reads, in its order, with ``price`` per tick."""
+        return (
+            self.kinds,
+            self.sides,
+            self.ticks,
+            self.lots,
+            self.arrival,
+            self.top,
+            price,
+            self.halted,
+            self.starts,
+            self.level_messages,
+            self.level_lots,
+            self.opening,
+        )
+
+
+def _messages(messages: Any) -> NDArray[Any]:
+    if isinstance(messages, str | os.PathLike):
+        return read_messages(messages)
+    if not isinstance(messages, np.ndarray) or messages.dtype != MESSAGE_DTYPE:
+        raise TypeError(
+            "messages must be a LOBSTER message file's path or an array of "
+            f"sekai.finance.lobster.MESSAGE_DTYPE, got {type(messages).__name__}"
+        )
+    if len(messages) < 2:
+        raise ValueError(f"messages must hold at least 2 messages, got {len(messages)}")
+    return messages
+
+
+def _highest_tick(
+    messages: NDArray[Any], orderbook: NDArray[Any] | None, tick: int, price_offset: int
+) -> int:
+    prices = messages["price"][messages["type"] < HALT]
+    highest = int(prices.max(initial=price_offset))
+    if orderbook is not None:
+        for name in ("ask", "bid"):
+            full = orderbook[name + "_size"] > 0
+            highest = max(highest, int(orderbook[name + "_price"][full].max(initial=0)))
+    return max((highest - price_offset) // tick, 0) + 1
+
+
+def _halted(kinds: NDArray[np.int64], ticks: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """(n + 1,): whether trading is halted before message k (a halt message's price is kept
+    as its tick: -1 halt and 0 quoting halt trading, 1 resumes it)."""
+    halts = np.flatnonzero(kinds == HALT)
+    state = np.zeros(len(kinds) + 1, np.int8)  # 0: no halt message yet
+    marks = np.zeros(len(kinds) + 1, np.int64)
+    marks[halts + 1] = halts + 1
+    np.maximum.accumulate(marks, out=marks)
+    state[halts + 1] = np.where(ticks[halts] == RESUMED, 1, 2)
+    return state[marks] == 2  # type: ignore[no-any-return]
+
+
+def _level_history(
+    kinds: NDArray[np.int64],
+    sides: NDArray[np.int64],
+    ticks: NDArray[np.int64],
+    lots: NDArray[np.int64],
+    opening: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Per (side, tick), key ``side * n_ticks + tick``: ``starts[key]:starts[key + 1]`` in
+    the other two arrays are the messages that changed that level, in order, and the lots
+    there after each."""
+    n_ticks = opening.shape[1]
+    moves = np.flatnonzero((kinds <= EXECUTE) & (lots > 0))
+    keys = sides[moves] * n_ticks + ticks[moves]
+    order = np.argsort(keys, kind="stable")
+    moves, keys = moves[order], keys[order]
+    delta = np.where(kinds[moves] == SUBMIT, lots[moves], -lots[moves])
+    starts = np.searchsorted(keys, np.arange(2 * n_ticks + 1)).astype(np.int64)
+    running = np.cumsum(delta)
+    before_group = np.concatenate(([0], running))[starts[keys]]
+    level_lots = opening.reshape(-1)[keys] + running - before_group
+    return starts, moves.astype(np.int64), level_lots.astype(np.int64)

@@ -1,0 +1,220 @@
+"""Many windows of replayed LOBSTER days stepped at once, with virtual agent orders in the
+real FIFO queues: one compiled call per step, a leading window axis.
+
+The replayed book is the same for every window (agent orders are virtual: no market impact),
+so it is replayed once per day (``_replay_kernel.replay_record``) into per-message arrays that
+every window indexes, never copies: the lots each message moved, the arrival (message index)
+of the order it names, the top levels before it. A window holds only its cursor into those
+arrays and its agents' orders and accounts. An agent order has a side, a tick, a size, the
+lots ahead of it and the message index at which it joined its level:
+
+- it joins behind every lot at its level then (legacy volume and orders that arrived before);
+- a cancel, delete or execution at its level of an order that arrived before it (or of legacy
+  volume) moves it up by the lots taken off;
+- an execution at its level of an order that arrived after it means it traded first: it fills
+  by that size, and nothing is ahead of it any more;
+- an execution (visible or hidden) at a price worse than its own (a sell below the agent's bid,
+  a buy above its ask), or a new order on the other side at or through its price, also fills
+  it, by that size;
+- an agent market order takes the replayed levels' lots at their prices, without changing them.
+
+Every fill is cut to what keeps the agent's inventory within ``max_inventory`` lots (an order
+with no room left is cancelled); makers pay ``maker_fee`` per lot, takers ``taker_fee`` (a
+negative fee is a rebate). numba is imported here only.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from sekai.finance.lobster import EXECUTE, EXECUTE_HIDDEN, SUBMIT
+from sekai.finance.order_book import BUY, SELL
+
+_jit = numba.njit(cache=True)  # type: ignore[call-overload]
+KEEP_ORDER, CANCEL_ORDER = -1, -2  # an instruction for a side: keep, cancel, else a tick
+NO_MARKET = -1
+FILL_FIELDS = 5  # agent, side (BUY: the agent bought), tick, lots, 1 maker / 0 taker
+PARALLEL_FROM = 8  # windows: fewer are stepped on one thread (no thread pool to wake)
+# the state tuple: cursor (W,), orders (W, A, 2, 4): tick or -1, size, lots ahead, joined at;
+# cash, inventory, fees (W, A); fills (W, capacity, FILL_FIELDS), n_fills, refused (W,)
+CURSOR, ORDERS, CASH, INVENTORY, FEES, FILLS, N_FILLS, REFUSED = range(8)
+
+
+def step_windows(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    """Replay window w's messages from ``state[CURSOR][w]`` up to ``stop[w]`` with its agents'
+    orders. ``instructions`` = (entry, bid, ask, market), each (W, A): agent a's instruction
+    (``bid``/``ask``: a tick, KEEP_ORDER or CANCEL_ORDER; ``market``: BUY, SELL or NO_MARKET)
+    reaches the book before message ``entry[w, a]``. ``terms`` = (order_size, max_inventory,
+    maker_fee, taker_fee). This call's fills go to ``fills[w, :n_fills[w]]``; an instruction
+    that reached a halted book is dropped and counted in ``refused[w]``. From PARALLEL_FROM
+    windows on, the windows are spread over every core."""
+    run = _parallel if len(stop) >= PARALLEL_FROM else _serial
+    run(tape, stop, instructions, terms, state)
+
+
+@numba.njit(cache=True, parallel=True)  # type: ignore[misc]
+def _parallel(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    for w in numba.prange(len(stop)):
+        _window(w, tape, stop, instructions, terms, state)
+
+
+@_jit
+def _serial(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    for w in range(len(stop)):
+        _window(w, tape, stop, instructions, terms, state)
+
+
+@_jit
+def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    """One window's step (see ``step_windows``)."""
+    entry, bid, ask, market = instructions
+    cursor = state[CURSOR]
+    state[N_FILLS][w] = 0
+    order = np.argsort(entry[w], kind="mergesort")  # ties: in agent order
+    k = cursor[w]
+    for j in range(entry.shape[1]):
+        a = order[j]
+        while k < entry[w, a]:
+            _message(tape, k, w, terms, state)
+            k += 1
+        _instruct(tape, k, w, a, bid[w, a], ask[w, a], market[w, a], terms, state)
+    while k < stop[w]:
+        _message(tape, k, w, terms, state)
+        k += 1
+    cursor[w] = k
+
+
+@_jit
+def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
+    """Message k's effect on window w's agent orders."""
+    kinds, sides, ticks, lots, arrival = tape[0], tape[1], tape[2], tape[3], tape[4]
+    kind, side, tick, size = kinds[k], sides[k], ticks[k], lots[k]
+    if kind > EXECUTE_HIDDEN or size == 0:
+        return
+    orders = state[ORDERS]
+    for a in range(orders.shape[1]):
+        if kind == SUBMIT:  # a new order crossing the agent's on the other side
+            other = 1 - side
+            at = orders[w, a, other, 0]
+            if at >= 0 and (tick <= at if other == BUY else tick >= at):
+                _fill(tape, w, a, other, at, size, terms, state)
+            continue
+        at = orders[w, a, side, 0]
+        if at < 0:
+            continue
+        if tick == at and kind != EXECUTE_HIDDEN:
+            if arrival[k] < orders[w, a, side, 3]:  # ahead of the agent (or legacy)
+                orders[w, a, side, 2] = max(orders[w, a, side, 2] - size, 0)
+            elif kind == EXECUTE:  # behind it: the agent traded first
+                orders[w, a, side, 2] = 0
+                _fill(tape, w, a, side, at, size, terms, state)
+        elif kind >= EXECUTE and (tick < at if side == BUY else tick > at):
+            _fill(tape, w, a, side, at, size, terms, state)
+
+
+@_jit
+def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no-untyped-def]
+    """Agent a's instruction, reaching window w's book before message k."""
+    top, halted = tape[5], tape[7]
+    order_size, max_inventory, taker_fee = terms[0], terms[1], terms[3]
+    orders, inventory = state[ORDERS], state[INVENTORY]
+    acts = bid >= 0 or ask >= 0 or market != NO_MARKET
+    if halted[k] and acts:
+        state[REFUSED][w] += 1
+        bid, ask, market = min(bid, KEEP_ORDER), min(ask, KEEP_ORDER), NO_MARKET
+    for side in (BUY, SELL):
+        tick = bid if side == BUY else ask
+        if tick == KEEP_ORDER or tick == orders[w, a, side, 0]:
+            continue  # keep, or already there: the place in the queue is kept
+        orders[w, a, side, 0] = -1
+        orders[w, a, side, 1] = 0
+        if tick < 0:
+            continue
+        best = top[k, 1 - side, 0, 0]  # post-only: an order that would cross is dropped
+        if best >= 0 and (tick >= best if side == BUY else tick <= best):
+            continue
+        size = min(order_size, _room(inventory[w, a], side, max_inventory))
+        if size > 0:
+            orders[w, a, side, 0] = tick
+            orders[w, a, side, 1] = size
+            orders[w, a, side, 2] = _volume(tape, side, tick, k)
+            orders[w, a, side, 3] = k
+    if market == NO_MARKET:
+        return
+    maker = 1 - market
+    orders[w, a, maker, 0] = -1  # self-trade prevention: the agent's own quote goes first
+    orders[w, a, maker, 1] = 0
+    left = min(order_size, _room(inventory[w, a], market, max_inventory))
+    for level in range(top.shape[2]):
+        tick, lots = top[k, maker, level, 0], top[k, maker, level, 1]
+        if left == 0 or tick < 0:
+            break
+        take = min(left, lots)
+        _account(tape, w, a, market, tick, take, taker_fee, False, state)
+        left -= take
+    room = _room(inventory[w, a], market, max_inventory)
+    if orders[w, a, market, 1] > room:  # the quote on the traded side, cut to the room left
+        orders[w, a, market, 1] = room
+        if room == 0:
+            orders[w, a, market, 0] = -1
+
+
+@_jit
+def _fill(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-untyped-def]
+    """Agent a's resting order on ``side`` trades up to ``lots`` at ``tick``, as the maker."""
+    orders, inventory, max_inventory = state[ORDERS], state[INVENTORY], terms[1]
+    size = min(lots, orders[w, a, side, 1], _room(inventory[w, a], side, max_inventory))
+    if size > 0:
+        _account(tape, w, a, side, tick, size, terms[2], True, state)
+        orders[w, a, side, 1] -= size
+    if min(orders[w, a, side, 1], _room(inventory[w, a], side, max_inventory)) <= 0:
+        orders[w, a, side, 0] = -1
+        orders[w, a, side, 1] = 0
+
+
+@_jit
+def _account(tape, w, a, side, tick, lots, fee, maker, state):  # type: ignore[no-untyped-def]
+    """Book a fill of ``lots`` at ``tick`` (``side`` BUY: the agent bought) and its fee."""
+    if lots <= 0:
+        return
+    cash, inventory, fees, fills, n_fills = (
+        state[CASH],
+        state[INVENTORY],
+        state[FEES],
+        state[FILLS],
+        state[N_FILLS],
+    )
+    value = tape[6][tick] * lots
+    cash[w, a] += -value if side == BUY else value
+    inventory[w, a] += lots if side == BUY else -lots
+    cash[w, a] -= fee * lots
+    fees[w, a] += fee * lots
+    j = n_fills[w]
+    if j < fills.shape[1]:
+        fills[w, j, 0], fills[w, j, 1], fills[w, j, 2] = a, side, tick
+        fills[w, j, 3], fills[w, j, 4] = lots, 1 if maker else 0
+    n_fills[w] = j + 1
+
+
+@_jit
+def _room(inventory, side, max_inventory):  # type: ignore[no-untyped-def]
+    return max_inventory - inventory if side == BUY else max_inventory + inventory
+
+
+@_jit
+def _volume(tape, side, tick, k):  # type: ignore[no-untyped-def]
+    """The lots at (side, tick) before message k: from the recorded top levels where they
+    reach that tick, else from the per-level history of the messages there."""
+    top = tape[5][k, side]
+    for level in range(top.shape[0]):
+        at = top[level, 0]
+        if at == tick:
+            return top[level, 1]
+        if at < 0 or (at < tick if side == BUY else at > tick):
+            return 0  # between two levels, better than the best, or past the last level
+    starts, messages, cumulative, opening = tape[8], tape[9], tape[10], tape[11]
+    key = side * opening.shape[1] + tick
+    lo, hi = starts[key], starts[key + 1]
+    j = lo + np.searchsorted(messages[lo:hi], k)
+    return opening[side, tick] if j == lo else cumulative[j - 1]
