@@ -231,13 +231,21 @@ def shipped_day():  # type: ignore[no-untyped-def]
     return ship(generate_day(seed=0), 10)
 
 
-def test_with_the_agent_acting_the_replayed_book_is_the_faithful_replays():
-    """Agent orders are virtual: the book the agent sees after every step is
-    ``lobster.replay``'s at the same message, from the file's opening book."""
-    file = shipped_day()
+@pytest.mark.parametrize(("seed", "levels"), [(0, 10), (1, 5)])
+def test_with_the_agent_acting_the_replayed_book_is_the_files_after_every_step(seed, levels):
+    """Agent orders are virtual and the day is reconciled with its orderbook file: the book
+    the agent sees after every step is the file's row there, and ``lobster.replay``'s with
+    the same rows, from the file's opening book."""
+    file = shipped_day() if (seed, levels) == (0, 10) else ship(generate_day(seed), levels)
     env = LobsterReplayEnv(
-        file.messages, file.orderbook, n_ticks=N_TICKS, step_seconds=5.0, episode_steps=200
+        file.messages,
+        file.orderbook,
+        n_ticks=N_TICKS,
+        step_seconds=5.0,
+        episode_steps=200,
+        book_levels=levels,
     )
+    assert env.terms.day.reconciliations > 0
     book = initial_book(file.messages, file.orderbook, n_ticks=N_TICKS)
     env.reset(seed=1, options={"start": 0})
     done, rng, replayed, compared = False, np.random.default_rng(0), 0, 0
@@ -247,14 +255,21 @@ def test_with_the_agent_acting_the_replayed_book_is_the_faithful_replays():
         result = env.step(action)
         done = result.truncated
         k = result.info["message"]
-        replay(book, file.messages[replayed:k])
+        replay(book, file.messages[replayed:k], orderbook=file.orderbook[replayed:k])
         replayed = k
         view = env.model.view(0)
-        for side, (ticks, lots) in enumerate(
-            ((view.bid_prices[0], view.bid_volumes[0]), (view.ask_prices[0], view.ask_volumes[0]))
+        row = file.orderbook[k - 1]
+        for side, (ticks, lots), name in (
+            (BUY, (view.bid_prices[0], view.bid_volumes[0]), "bid"),
+            (SELL, (view.ask_prices[0], view.ask_volumes[0]), "ask"),
         ):
             seen = [(int(t), int(v)) for t, v in zip(ticks, lots, strict=True) if v]
-            assert seen == book.depth(side, 5), (k, side)
+            shown = [
+                (int(p) // CENTS, int(v))
+                for p, v in zip(row[f"{name}_price"], row[f"{name}_size"], strict=True)
+                if v
+            ]
+            assert seen == shown == book.depth(side, levels), (k, side)
         compared += 1
     assert compared == 200 and replayed > 1000
 
