@@ -131,11 +131,8 @@ def _corrections(tape, k, w, state):  # type: ignore[no-untyped-def]
     for j in range(starts[k], starts[k + 1]):
         side, tick, lots = fix_sides[j], fix_ticks[j], fix_lots[j]
         for a in range(orders.shape[1]):
-            if orders[w, a, side, 0] != tick:
-                continue
-            if lots > 0:
-                orders[w, a, side, 2] += lots
-            elif fix_arrival[j] < orders[w, a, side, 3]:
+            # legacy (arrival -1) rests at the head: added or taken, it is ahead of the agent
+            if orders[w, a, side, 0] == tick and fix_arrival[j] < orders[w, a, side, 3]:
                 orders[w, a, side, 2] = max(orders[w, a, side, 2] + lots, 0)
 
 
