@@ -21,7 +21,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance.lobster import DELETE, EXECUTE, SUBMIT, _check_replay, _row_ticks
+from sekai.finance.lobster import DELETE, EXECUTE, SUBMIT, _check_replay
 from sekai.finance.order_book import BUY, SELL
 
 _jit = numba.njit(cache=True)  # type: ignore[call-overload]
@@ -124,13 +124,32 @@ def _rows(
     orderbook: NDArray[Any] | None, n: int, tick: int, price_offset: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The rows' ticks and sizes, each ``(n, 2, N)`` (side BUY/SELL, level best first; tick
-    0 and size 0 where a level is empty); ``(n, 2, 0)`` without an orderbook."""
+    0 and size 0 where a level is empty, as ``lobster._row_ticks``); ``(n, 2, 0)`` without
+    an orderbook."""
     if orderbook is None:
         return np.zeros((n, 2, 0), np.int64), np.zeros((n, 2, 0), np.int64)
-    (bid_ticks, bid_sizes), (ask_ticks, ask_sizes) = _row_ticks(orderbook, tick, price_offset)
-    row_ticks = np.ascontiguousarray(np.stack((bid_ticks, ask_ticks), axis=1), np.int64)
-    row_sizes = np.ascontiguousarray(np.stack((bid_sizes, ask_sizes), axis=1), np.int64)
+    depth = orderbook.dtype["bid_size"].shape[0]
+    row_ticks, row_sizes = np.empty((n, 2, depth), np.int64), np.empty((n, 2, depth), np.int64)
+    for side, name in ((BUY, "bid"), (SELL, "ask")):
+        _row_arrays(
+            orderbook[f"{name}_price"],
+            orderbook[f"{name}_size"],
+            tick,
+            price_offset,
+            row_ticks[:, side],
+            row_sizes[:, side],
+        )
     return row_ticks, row_sizes
+
+
+@_jit
+def _row_arrays(prices, sizes, tick, price_offset, row_ticks, row_sizes):  # type: ignore[no-untyped-def]
+    """One side's rows as ticks and sizes, in one pass over the strided fields."""
+    for k in range(prices.shape[0]):
+        for level in range(prices.shape[1]):
+            size = sizes[k, level]
+            row_sizes[k, level] = size
+            row_ticks[k, level] = (prices[k, level] - price_offset) // tick if size else 0
 
 
 @_jit
