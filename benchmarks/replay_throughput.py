@@ -6,8 +6,9 @@ The day: a long recording of the Cont-Stoikov-Talreja flow as LOBSTER messages
 (``lobster.record_flow``). Figures:
 
 1. The day replayed once (``_replay_kernel.replay_record``, what every window then indexes):
-   messages per second, and ``lobster.replay`` (the OrderBook engine) on the same day for the
-   ratio.
+   messages per second, alone and reconciled with the day's own 10-level orderbook rows (every
+   row checked, none needing a correction), and ``lobster.replay`` (the OrderBook engine) on
+   the same day for the ratio.
 2. Windows: messages per second that the windows step through (each window's agent holds a
    bid and an ask in the real queues; random allowed actions, chosen before timing), for 1 and
    for 1,024 windows, both for the compiled call alone (``step_windows``) and for the whole
@@ -29,27 +30,46 @@ import numpy as np
 
 from sekai.envs.finance._replay_model import ReplayModel
 from sekai.envs.finance.lobster_replay import LobsterReplayEnv
-from sekai.finance import ContStoikovTalreja, OrderBook, simulate_flow
-from sekai.finance._replay_kernel import replay_record
+from sekai.finance import BUY, SELL, ContStoikovTalreja, OrderBook, simulate_flow
+from sekai.finance._replay_kernel import replay_levels, replay_record
 from sekai.finance._replay_windows import step_windows
-from sekai.finance.lobster import record_flow, replay
+from sekai.finance.lobster import orderbook_dtype, record_flow, replay
 
 N_TICKS = 4000
+ROW_LEVELS = 10
 
 
-def day_rates(messages: np.ndarray, rounds: int) -> tuple[float, float]:
-    """Messages per second of the one-off compiled replay and of ``lobster.replay``."""
+def day_rates(messages: np.ndarray, rounds: int) -> tuple[float, float, float]:
+    """Messages per second of the one-off compiled replay, of the same reconciled with
+    ``ROW_LEVELS``-level orderbook rows, and of ``lobster.replay``."""
     opening = np.zeros((2, N_TICKS), np.int64)
+    rows = _own_rows(messages, opening)
     replay_record(messages[:100], opening, n_ticks=N_TICKS, levels=5)  # compile
-    compiled = engine = 0.0
+    replay_record(messages[:100], opening, n_ticks=N_TICKS, levels=5, orderbook=rows[:100])
+    compiled = reconciled = engine = 0.0
     for _ in range(rounds):
         start = time.perf_counter()
         replay_record(messages, opening, n_ticks=N_TICKS, levels=5)
         compiled = max(compiled, len(messages) / (time.perf_counter() - start))
         start = time.perf_counter()
+        replay_record(messages, opening, n_ticks=N_TICKS, levels=5, orderbook=rows)
+        reconciled = max(reconciled, len(messages) / (time.perf_counter() - start))
+        start = time.perf_counter()
         replay(OrderBook(N_TICKS), messages)
         engine = max(engine, len(messages) / (time.perf_counter() - start))
-    return compiled, engine
+    return compiled, reconciled, engine
+
+
+def _own_rows(messages: np.ndarray, opening: np.ndarray) -> np.ndarray:
+    """The day's own orderbook rows, ``ROW_LEVELS`` levels: the reconciled replay checks
+    every row and corrects none, its cost on a file that the messages explain."""
+    top, _, _ = replay_levels(messages, opening, n_ticks=N_TICKS, levels=ROW_LEVELS)
+    rows = np.zeros(len(messages), orderbook_dtype(ROW_LEVELS))
+    for side, name in ((BUY, "bid"), (SELL, "ask")):
+        lots = top[:, side, :, 1]
+        rows[f"{name}_size"] = lots
+        rows[f"{name}_price"] = np.where(lots > 0, top[:, side, :, 0] * 100, 0)
+    return rows
 
 
 def window_rates(
@@ -116,9 +136,13 @@ def main() -> None:
     flow = simulate_flow(ContStoikovTalreja(), 3600.0 * hours, n_ticks=N_TICKS, seed=0)
     messages = record_flow(flow, n_ticks=N_TICKS)
     print(f"load average {os.getloadavg()} on {os.cpu_count()} cores")
-    compiled, engine = day_rates(messages, rounds)
+    compiled, reconciled, engine = day_rates(messages, rounds)
     print(f"day: {len(messages):,} messages over {messages['time'][-1]:.0f} s")
     print(f"  replayed once, compiled:  {compiled:>12,.0f} messages/s")
+    print(
+        f"  reconciled, {ROW_LEVELS} levels:   {reconciled:>12,.0f} messages/s  "
+        f"(x{reconciled / compiled:.2f} of unreconciled)"
+    )
     print(f"  lobster.replay:           {engine:>12,.0f} messages/s  (x{compiled / engine:.1f})")
     steps = int(messages["time"][-1] // args.span) // 2
     env = LobsterReplayEnv(

@@ -5,6 +5,7 @@ accounts, and the env contracts."""
 from __future__ import annotations
 
 import functools
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -24,11 +25,13 @@ from sekai.finance.lobster import (
     PARTIAL_CANCEL,
     SUBMIT,
     initial_book,
+    orderbook_dtype,
     replay,
     write_messages,
 )
+from sekai.finance.order_book import LEGACY
 
-KEEP, CANCEL, JOIN = 0, 1, 3  # bid/ask instructions (LimitOrderBookMarket's)
+KEEP, CANCEL, JOIN, TWO_BEHIND = 0, 1, 3, 5  # bid/ask instructions (LimitOrderBookMarket's)
 NONE = 0  # no market order
 BID_AHEAD = 4 * 5 + 7  # the observation's bid lots ahead, with book_levels=5
 BUYS, SELLS = 1, -1  # LOBSTER directions
@@ -88,6 +91,39 @@ def test_an_order_behind_300_lots_fills_only_once_300_lots_have_gone_ahead(tmp_p
     assert fills == [0, 0, 0, 0, 0, 1]
     assert env.fills().tolist() == [[0, BUY, 1000, 3, 1]]  # agent 0 bought 3 at the tick, maker
     assert env.inventory == 3 and env.cash == pytest.approx(10_000.0 - 3 * 10.00)
+
+
+def test_legacy_volume_a_reconciliation_adds_at_the_agents_level_is_ahead_of_it(tmp_path):
+    """A level-1 file: when the bids at $10.00 go, the file shows 50 lots at $9.98 that no
+    message announced; the reconciliation rests them as legacy, ahead of the agent there.
+    Later the file shows less than the book holds: legacy goes first (the agent moves up),
+    then the newest order (behind it: no move)."""
+    rows = [  # (message, (best ask cents, lots), (best bid cents, lots)) for a level-1 file
+        (OPENING[0], (0, 0), (1000, 100)),
+        (OPENING[1], (0, 0), (1000, 300)),
+        (OPENING[2], (1001, 100), (1000, 300)),
+        ((1.5, DELETE, 1, 100, 1000, BUYS), (1001, 100), (1000, 200)),
+        ((1.6, DELETE, 2, 200, 1000, BUYS), (1001, 100), (998, 50)),  # 50 lots unannounced
+        ((2.5, EXECUTE, 77, 30, 998, BUYS), (1001, 100), (998, 20)),  # legacy: ahead
+        ((3.5, SUBMIT, 5, 40, 998, BUYS), (1001, 100), (998, 60)),  # behind the agent
+        ((4.5, SUBMIT, 6, 10, 1001, SELLS), (1001, 110), (998, 10)),  # 50 lots fewer
+        ((9.0, DELETE, 3, 100, 1001, SELLS), (1001, 10), (998, 10)),
+    ]
+    path = messages_file(tmp_path, [message for message, _, _ in rows])
+    orderbook = np.array(
+        [([a * CENTS], [av], [b * CENTS], [bv]) for _, (a, av), (b, bv) in rows],
+        orderbook_dtype(1),
+    )
+    env = queue_env(path, orderbook=orderbook)
+    assert env.terms.day.reconciliations == 2
+    env.reset(options={"start": 0})
+    obs, *_ = env.step([TWO_BEHIND, KEEP, NONE])  # at $9.98, nothing there yet
+    ahead = [obs[BID_AHEAD]]
+    for _ in range(4):
+        obs, *_ = env.step([KEEP, KEEP, NONE])
+        ahead.append(obs[BID_AHEAD])
+    assert ahead == [0, 50, 20, 20, 0]
+    assert env.model.orders[0, 0, BUY, 0] == 998 and not env.fills().size
 
 
 def test_an_execution_of_an_order_placed_after_the_agents_fills_the_agent_first(tmp_path):
@@ -231,13 +267,21 @@ def shipped_day():  # type: ignore[no-untyped-def]
     return ship(generate_day(seed=0), 10)
 
 
-def test_with_the_agent_acting_the_replayed_book_is_the_faithful_replays():
-    """Agent orders are virtual: the book the agent sees after every step is
-    ``lobster.replay``'s at the same message, from the file's opening book."""
-    file = shipped_day()
+@pytest.mark.parametrize(("seed", "levels"), [(0, 10), (1, 5)])
+def test_with_the_agent_acting_the_replayed_book_is_the_files_after_every_step(seed, levels):
+    """Agent orders are virtual and the day is reconciled with its orderbook file: the book
+    the agent sees after every step is the file's row there, and ``lobster.replay``'s with
+    the same rows, from the file's opening book."""
+    file = shipped_day() if (seed, levels) == (0, 10) else ship(generate_day(seed), levels)
     env = LobsterReplayEnv(
-        file.messages, file.orderbook, n_ticks=N_TICKS, step_seconds=5.0, episode_steps=200
+        file.messages,
+        file.orderbook,
+        n_ticks=N_TICKS,
+        step_seconds=5.0,
+        episode_steps=200,
+        book_levels=levels,
     )
+    assert env.terms.day.reconciliations > 0
     book = initial_book(file.messages, file.orderbook, n_ticks=N_TICKS)
     env.reset(seed=1, options={"start": 0})
     done, rng, replayed, compared = False, np.random.default_rng(0), 0, 0
@@ -247,14 +291,21 @@ def test_with_the_agent_acting_the_replayed_book_is_the_faithful_replays():
         result = env.step(action)
         done = result.truncated
         k = result.info["message"]
-        replay(book, file.messages[replayed:k])
+        replay(book, file.messages[replayed:k], orderbook=file.orderbook[replayed:k])
         replayed = k
         view = env.model.view(0)
-        for side, (ticks, lots) in enumerate(
-            ((view.bid_prices[0], view.bid_volumes[0]), (view.ask_prices[0], view.ask_volumes[0]))
+        row = file.orderbook[k - 1]
+        for side, (ticks, lots), name in (
+            (BUY, (view.bid_prices[0], view.bid_volumes[0]), "bid"),
+            (SELL, (view.ask_prices[0], view.ask_volumes[0]), "ask"),
         ):
             seen = [(int(t), int(v)) for t, v in zip(ticks, lots, strict=True) if v]
-            assert seen == book.depth(side, 5), (k, side)
+            shown = [
+                (int(p) // CENTS, int(v))
+                for p, v in zip(row[f"{name}_price"], row[f"{name}_size"], strict=True)
+                if v
+            ]
+            assert seen == shown == book.depth(side, levels), (k, side)
         compared += 1
     assert compared == 200 and replayed > 1000
 
@@ -427,3 +478,53 @@ def test_the_queue_position_is_the_lots_of_the_real_orders_ahead_in_the_fifo_que
             if model.orders[0, 0, side, 0] != tick:
                 break  # filled whole
     assert compared > 200 and queue_fills > 3 and moved_up > 20
+
+
+@pytest.mark.parametrize(("seed", "levels"), [(0, 5), (1, 10)])
+def test_the_queue_position_follows_the_reconciled_book(seed, levels):
+    """Differential, on a generated level-N file with its orderbook: after every step until
+    the agent's first fill, its lots ahead equal the legacy volume (which rests at the head)
+    plus the lots of the orders that arrived before it, at its level of ``lobster.replay``'s
+    reconciled OrderBook; corrections at its level (legacy added and volume cancelled) happen
+    along the way."""
+    file = ship(generate_day(seed), levels)
+    messages, rows = file.messages, file.orderbook
+    kinds, ids = messages["type"], messages["order_id"]
+    arrival = {int(ids[k]): k for k in np.flatnonzero(kinds == SUBMIT)}
+    terms = LobsterReplayMarket(
+        1, messages=messages, orderbook=rows, n_ticks=N_TICKS, step_seconds=1.0, episode_steps=40
+    ).terms
+    day = terms.day
+    compared = corrected = 0
+    for side, place in itertools.product((BUY, SELL), (JOIN, TWO_BEHIND)):
+        join = np.array([[[place, KEEP, NONE] if side == BUY else [KEEP, place, NONE]]])
+        keep = np.zeros((1, 1, 3), np.int64)
+        for start in range(0, terms.last_start, 23):
+            model = ReplayModel(terms, 1)
+            model.reset(np.zeros(1, np.int64), [{"start": start}], np.random.default_rng())
+            if not model.masks(0)[side][0, place]:
+                continue  # halted
+            model.step(join, ["agent_0"], strict=True)
+            tick, _, _, since = model.orders[0, 0, side].tolist()
+            if tick < 0 or model.n_fills[0]:
+                continue
+            book = initial_book(messages, rows, n_ticks=N_TICKS)
+            cursor = int(model.cursor[0])
+            replay(book, messages[:cursor], orderbook=rows[:cursor])
+            while model.steps[0] < terms.episode_steps and not model.n_fills[0]:
+                if model.orders[0, 0, side, 0] != tick:
+                    break
+                ahead = sum(
+                    o.size
+                    for o in book.queue(side, tick)
+                    if o.owner == LEGACY or arrival[o.order_id] < since
+                )
+                assert model.orders[0, 0, side, 2] == ahead, (start, side, cursor)
+                compared += 1
+                model.step(keep, ["agent_0"], strict=True)
+                new = int(model.cursor[0])
+                at = slice(day.fix_starts[since], day.fix_starts[new])
+                corrected += bool(((day.fix_sides[at] == side) & (day.fix_ticks[at] == tick)).any())
+                replay(book, messages[cursor:new], orderbook=rows[cursor:new])
+                cursor = new
+    assert compared > 200 and corrected > 10

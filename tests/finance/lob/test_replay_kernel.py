@@ -8,8 +8,8 @@ import pytest
 from lobster_days import N_TICKS, generate_day, ship
 
 from sekai.finance import BUY, SELL
-from sekai.finance._replay_kernel import replay_levels
-from sekai.finance.lobster import initial_book, replay
+from sekai.finance._replay_kernel import replay_levels, replay_record
+from sekai.finance.lobster import EXECUTE, SUBMIT, initial_book, replay
 
 
 @pytest.mark.parametrize(("seed", "levels"), [(0, 5), (0, 10), (1, 5), (2, 10)])
@@ -36,3 +36,47 @@ def test_the_compiled_replay_is_the_order_book_replay_after_every_message(
         assert [(int(t), int(volume[side, t])) for t in np.flatnonzero(volume[side])] == sorted(
             book.depth(side, N_TICKS)
         )
+
+
+@pytest.mark.parametrize(("seed", "levels"), [(0, 5), (1, 10), (2, 5)])
+def test_the_compiled_reconciliation_is_the_order_book_replays(seed: int, levels: int) -> None:
+    """With the orderbook rows, the compiled replay reconciles as ``lobster.replay`` does:
+    the same full book after every message (so the same legacy and orders cancelled), the
+    file's top levels, and the same count of reconciliations."""
+    file = ship(generate_day(seed), levels)
+    book = initial_book(file.messages, file.orderbook, n_ticks=N_TICKS)
+    opening = np.zeros((2, N_TICKS), np.int64)
+    for side in (BUY, SELL):
+        for tick, volume in book.depth(side, N_TICKS):
+            opening[side, tick] = volume
+    record = replay_record(
+        file.messages, opening, n_ticks=N_TICKS, levels=levels, orderbook=file.orderbook
+    )
+    volume = opening.copy()
+    reconciliations = 0
+    for k in range(len(file.messages)):
+        step = replay(book, file.messages[k : k + 1], orderbook=file.orderbook[k : k + 1])
+        reconciliations += step.reconciliations
+        for fix in record.fixes[record.fixes[:, 0] == k]:
+            volume[fix[1], fix[2]] += fix[3]
+        if record.kinds[k] <= EXECUTE:
+            sign = 1 if record.kinds[k] == SUBMIT else -1
+            volume[record.sides[k], record.ticks[k]] += sign * record.lots[k]
+        for side, name in ((BUY, "bid"), (SELL, "ask")):
+            shown = [
+                (int(p) // 100, int(s))
+                for p, s in zip(
+                    file.orderbook[f"{name}_price"][k],
+                    file.orderbook[f"{name}_size"][k],
+                    strict=True,
+                )
+                if s
+            ]
+            top = [(int(t), int(v)) for t, v in record.top[k + 1, side] if v]
+            assert top == book.depth(side, levels) == shown, (k, side)
+        if k % 97 == 0 or k == len(file.messages) - 1:
+            for side in (BUY, SELL):
+                held = [(int(t), int(volume[side, t])) for t in np.flatnonzero(volume[side])]
+                assert held == sorted(book.depth(side, N_TICKS)), (k, side)
+    assert record.reconciliations == reconciliations > 0
+    assert (record.fixes[:, 3] > 0).any() and (record.fixes[:, 3] < 0).any()

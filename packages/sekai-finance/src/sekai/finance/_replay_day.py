@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance._replay_kernel import replay_record
+from sekai.finance._replay_kernel import FIX_FIELDS, replay_record
 from sekai.finance.lobster import (
     EXECUTE,
     EXECUTE_HIDDEN,
@@ -33,7 +33,11 @@ class ReplayDay:
     of ``orderbook`` (rows or a path; without it, from an empty book), with ``levels`` top
     levels recorded before every message. Prices map to ticks as ``lobster.replay``'s
     (``(price - price_offset) // tick``); ``n_ticks`` defaults to the highest tick of the day
-    plus ``TICK_MARGIN``."""
+    plus ``TICK_MARGIN``. With ``orderbook``, the replay is reconciled with its rows after
+    every message as ``lobster.replay(..., orderbook=...)`` is: ``reconciliations`` counts
+    the messages that needed it (0 without rows), and the corrections reach the windows'
+    queues (``fix_*``: per correction, the side, tick, lots and the arrival of the order
+    cancelled, -1 for legacy; those after message k at ``fix_starts[k]:fix_starts[k + 1]``)."""
 
     def __init__(
         self,
@@ -59,7 +63,13 @@ class ReplayDay:
                 for at, lots in book.depth(side, n_ticks):
                     opening[side, at] = lots
         record = replay_record(
-            messages, opening, n_ticks=n_ticks, tick=tick, price_offset=price_offset, levels=levels
+            messages,
+            opening,
+            n_ticks=n_ticks,
+            tick=tick,
+            price_offset=price_offset,
+            levels=levels,
+            orderbook=orderbook,
         )
         self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
         self.time = np.ascontiguousarray(messages["time"])
@@ -69,8 +79,16 @@ class ReplayDay:
         self.arrival = record.arrival
         self.halted = _halted(record.kinds, record.ticks)
         self.opening = opening
+        self.reconciliations = record.reconciliations
+        fixes = record.fixes
+        self.fix_starts = np.searchsorted(fixes[:, 0], np.arange(len(messages) + 1)).astype(
+            np.int64
+        )
+        self.fix_sides, self.fix_ticks, self.fix_lots, self.fix_arrival = (
+            np.ascontiguousarray(fixes[:, column]) for column in range(1, FIX_FIELDS)
+        )
         self.starts, self.level_messages, self.level_lots = _level_history(
-            record.kinds, record.sides, record.ticks, self.lots, opening
+            record.kinds, record.sides, record.ticks, self.lots, opening, fixes
         )
         self.trades = np.flatnonzero((record.kinds >= EXECUTE) & (record.kinds < HALT))
         # the side that took liquidity: the other side of the executed order
@@ -95,6 +113,11 @@ class ReplayDay:
             self.level_messages,
             self.level_lots,
             self.opening,
+            self.fix_starts,
+            self.fix_sides,
+            self.fix_ticks,
+            self.fix_lots,
+            self.fix_arrival,
         )
 
 
@@ -141,18 +164,25 @@ def _level_history(
     ticks: NDArray[np.int64],
     lots: NDArray[np.int64],
     opening: NDArray[np.int64],
+    fixes: NDArray[np.int64],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """Per (side, tick), key ``side * n_ticks + tick``: ``starts[key]:starts[key + 1]`` in
     the other two arrays are the messages that changed that level, in order, and the lots
-    there after each."""
+    there after each (after its reconciliation's corrections too: a message index appears
+    again for each correction that followed it)."""
     n_ticks = opening.shape[1]
     moves = np.flatnonzero((kinds <= EXECUTE) & (lots > 0))
-    keys = sides[moves] * n_ticks + ticks[moves]
-    order = np.argsort(keys, kind="stable")
-    moves, keys = moves[order], keys[order]
-    delta = np.where(kinds[moves] == SUBMIT, lots[moves], -lots[moves])
+    after = np.concatenate((moves, fixes[:, 0]))
+    keys = np.concatenate((sides[moves], fixes[:, 1])) * n_ticks + np.concatenate(
+        (ticks[moves], fixes[:, 2])
+    )
+    delta = np.concatenate(
+        (np.where(kinds[moves] == SUBMIT, lots[moves], -lots[moves]), fixes[:, 3])
+    )
+    order = np.lexsort((after, keys))  # stable: a message's own move before its corrections
+    after, keys, delta = after[order], keys[order], delta[order]
     starts = np.searchsorted(keys, np.arange(2 * n_ticks + 1)).astype(np.int64)
     running = np.cumsum(delta)
     before_group = np.concatenate(([0], running))[starts[keys]]
     level_lots = opening.reshape(-1)[keys] + running - before_group
-    return starts, moves.astype(np.int64), level_lots.astype(np.int64)
+    return starts, after.astype(np.int64), level_lots.astype(np.int64)

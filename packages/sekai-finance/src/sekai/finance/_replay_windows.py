@@ -16,7 +16,10 @@ lots ahead of it and the message index at which it joined its level:
 - an execution (visible or hidden) at a price worse than its own (a sell below the agent's bid,
   a buy above its ask), or a new order on the other side at or through its price, also fills
   it, by that size;
-- an agent market order takes the replayed levels' lots at their prices, without changing them.
+- an agent market order takes the replayed levels' lots at their prices, without changing them;
+- a reconciliation with the orderbook file (``ReplayDay``) after a message corrects the levels
+  as ``lobster.replay`` does: legacy volume added at the agent's level is ahead of it (legacy
+  rests at the head of a level), volume cancelled there moves it up if it was ahead of it.
 
 Every fill is cut to what keeps the agent's inventory within ``max_inventory`` lots (an order
 with no room left is cancelled); makers pay ``maker_fee`` per lot, takers ``taker_fee`` (a
@@ -77,10 +80,12 @@ def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyp
         a = order[j]
         while k < entry[w, a]:
             _message(tape, k, w, terms, state)
+            _corrections(tape, k, w, state)
             k += 1
         _instruct(tape, k, w, a, bid[w, a], ask[w, a], market[w, a], terms, state)
     while k < stop[w]:
         _message(tape, k, w, terms, state)
+        _corrections(tape, k, w, state)
         k += 1
     cursor[w] = k
 
@@ -111,6 +116,24 @@ def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
                 _fill(tape, w, a, side, at, size, terms, state)
         elif kind >= EXECUTE and (tick < at if side == BUY else tick > at):
             _fill(tape, w, a, side, at, size, terms, state)
+
+
+@_jit
+def _corrections(tape, k, w, state):  # type: ignore[no-untyped-def]
+    """The reconciliation's corrections after message k, on window w's agent orders: legacy
+    volume added at an agent's level goes ahead of it; volume taken off (legacy, or an
+    order) moves it up if it was ahead."""
+    starts = tape[12]
+    if starts[k] == starts[k + 1]:
+        return
+    fix_sides, fix_ticks, fix_lots, fix_arrival = tape[13], tape[14], tape[15], tape[16]
+    orders = state[ORDERS]
+    for j in range(starts[k], starts[k + 1]):
+        side, tick, lots = fix_sides[j], fix_ticks[j], fix_lots[j]
+        for a in range(orders.shape[1]):
+            # legacy (arrival -1) rests at the head: added or taken, it is ahead of the agent
+            if orders[w, a, side, 0] == tick and fix_arrival[j] < orders[w, a, side, 3]:
+                orders[w, a, side, 2] = max(orders[w, a, side, 2] + lots, 0)
 
 
 @_jit

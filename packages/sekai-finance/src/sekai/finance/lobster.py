@@ -465,7 +465,7 @@ def _check_replay(
         full = orderbook[name + "_size"] > 0
         row_offsets = orderbook[name + "_price"] - price_offset
         row_ticks = row_offsets // tick
-        bad = full & ((row_offsets % tick != 0) | (row_ticks < 0) | (row_ticks >= n_ticks))
+        bad = full & ((row_ticks * tick != row_offsets) | (row_ticks < 0) | (row_ticks >= n_ticks))
         if bad.any():
             row, level = (int(i[0]) for i in np.nonzero(bad))
             raise ValueError(

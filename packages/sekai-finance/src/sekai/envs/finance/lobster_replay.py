@@ -26,9 +26,11 @@ class LobsterReplayEnv(FinanceEnv):
 
     Data: ``messages`` (a LOBSTER message file's path or a ``MESSAGE_DTYPE`` array) and
     ``orderbook`` (its orderbook file or rows, optional: the opening book, see
-    ``lobster.initial_book``), priced as ``lobster.replay`` does (``tick``, ``price_offset``,
-    ``n_ticks``). Without data, an hour of synthetic flow recorded as LOBSTER messages: real
-    use passes files.
+    ``lobster.initial_book``, and the rows the replay is reconciled with after every
+    message, as ``lobster.replay(..., orderbook=...)`` is; ``terms.day.reconciliations``
+    counts the messages that needed it), priced as ``lobster.replay`` does (``tick``,
+    ``price_offset``, ``n_ticks``). Without data, an hour of synthetic flow recorded as
+    LOBSTER messages: real use passes files.
 
     An episode is ``episode_steps`` steps of ``step_seconds`` of exchange time, starting at a
     step of the day drawn by ``sampler`` (or ``reset(options={"start": step})``). The agent's
