@@ -42,7 +42,8 @@ def test_the_closed_form_solves_the_trade_net_of_its_cost(equity, holdings, weig
 
 @settings(max_examples=300, deadline=None)
 @given(_equity, _holdings, _weight, _rate)
-@example(1e-06, 1.7832893602287516e-304, 0.0, 0.0)  # a subnormal holding
+@example(1e-06, 1.7832893602287516e-304, 0.0, 0.0)  # subnormal holdings
+@example(1.0, 5e-324, 0.0, 0.0)
 def test_the_array_model_and_the_float_form_agree_exactly(equity, holdings, weight, rate):
     if rate * abs(weight) >= 1.0:
         return
