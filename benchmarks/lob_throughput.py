@@ -22,6 +22,9 @@ overlay of the workspace venv, not into it):
    in Python and matched on an OrderBook); then live books against the engine's replay; and
    the seconds a fresh process pays to import the vector env and compile its numba kernels
    (empty cache) or load them (cache filled).
+4. Replay: a LOBSTER day replayed once (compiled, and reconciled with its rows) and the replay
+   env's windows stepped over it, in replayed messages per second for 1 and 1,024 windows
+   (``benchmarks/replay_throughput.py`` alone prints the same).
 Each figure is the best of a few rounds, so a burst of load from other processes counts less,
 timed in CPU time of this process (every book and env here runs on one thread), which other
 processes on a shared machine disturb less than wall time.
@@ -51,6 +54,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from replay_throughput import report as replay_report
 
 from sekai.envs.finance import LimitOrderBookMarket
 from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
@@ -438,6 +442,9 @@ def main() -> None:
     print(f"{'empty numba cache':>28} {cold_wall:>12.2f} {cold_cpu:>9.2f}")
     print(f"{'cache filled':>28} {warm_wall:>12.2f} {warm_cpu:>9.2f}")
     print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+    print("\nLobsterReplay-v0: a replayed day and its windows (benchmarks/replay_throughput.py)")
+    replay_report(args.quick, 60.0)
 
 
 if __name__ == "__main__":

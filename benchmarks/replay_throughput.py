@@ -131,8 +131,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
     parser.add_argument("--span", type=float, default=60.0, help="seconds per step")
     args = parser.parse_args()
-    rounds = 2 if args.quick else 4
-    hours = 1 if args.quick else 4
+    report(args.quick, args.span)
+
+
+def report(quick: bool, span: float) -> None:
+    """Measure and print every figure above (``lob_throughput.py`` prints them too)."""
+    rounds = 2 if quick else 4
+    hours = 1 if quick else 4
     flow = simulate_flow(ContStoikovTalreja(), 3600.0 * hours, n_ticks=N_TICKS, seed=0)
     messages = record_flow(flow, n_ticks=N_TICKS)
     print(f"load average {os.getloadavg()} on {os.cpu_count()} cores")
@@ -144,11 +149,11 @@ def main() -> None:
         f"(x{reconciled / compiled:.2f} of unreconciled)"
     )
     print(f"  lobster.replay:           {engine:>12,.0f} messages/s  (x{compiled / engine:.1f})")
-    steps = int(messages["time"][-1] // args.span) // 2
+    steps = int(messages["time"][-1] // span) // 2
     env = LobsterReplayEnv(
-        messages, n_ticks=N_TICKS, step_seconds=args.span, episode_steps=steps, book_levels=5
+        messages, n_ticks=N_TICKS, step_seconds=span, episode_steps=steps, book_levels=5
     )
-    print(f"windows: {steps} steps of {args.span:g} s each, starting at steps 0, 1, ...")
+    print(f"windows: {steps} steps of {span:g} s each, starting at steps 0, 1, ...")
     print(f"{'windows':>8} {'messages':>12} {'kernel msg/s':>14} {'step+obs msg/s':>16}")
     figures = {}
     for windows in (1, 1024):
