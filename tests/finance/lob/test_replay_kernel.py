@@ -3,11 +3,14 @@ the generated LOBSTER days (messages alone, from the opening book)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from lobster_days import N_TICKS, generate_day, ship
+from numpy.typing import NDArray
 
-from sekai.finance import BUY, SELL
+from sekai.finance import BUY, SELL, OrderBook
 from sekai.finance._replay_kernel import replay_levels, replay_record
 from sekai.finance.lobster import EXECUTE, SUBMIT, initial_book, replay
 
@@ -16,12 +19,7 @@ from sekai.finance.lobster import EXECUTE, SUBMIT, initial_book, replay
 def test_the_compiled_replay_is_the_order_book_replay_after_every_message(
     seed: int, levels: int
 ) -> None:
-    file = ship(generate_day(seed), levels)
-    book = initial_book(file.messages, file.orderbook, n_ticks=N_TICKS)
-    opening = np.zeros((2, N_TICKS), np.int64)
-    for side in (BUY, SELL):
-        for tick, volume in book.depth(side, N_TICKS):
-            opening[side, tick] = volume
+    file, book, opening = _opening(seed, levels)
     top, volume, unmatched = replay_levels(file.messages, opening, n_ticks=N_TICKS, levels=levels)
     assert top.shape == (len(file.messages), 2, levels, 2)
     result = None
@@ -43,12 +41,7 @@ def test_the_compiled_reconciliation_is_the_order_book_replays(seed: int, levels
     """With the orderbook rows, the compiled replay reconciles as ``lobster.replay`` does:
     the same full book after every message (so the same legacy and orders cancelled), the
     file's top levels, and the same count of reconciliations."""
-    file = ship(generate_day(seed), levels)
-    book = initial_book(file.messages, file.orderbook, n_ticks=N_TICKS)
-    opening = np.zeros((2, N_TICKS), np.int64)
-    for side in (BUY, SELL):
-        for tick, volume in book.depth(side, N_TICKS):
-            opening[side, tick] = volume
+    file, book, opening = _opening(seed, levels)
     record = replay_record(
         file.messages, opening, n_ticks=N_TICKS, levels=levels, orderbook=file.orderbook
     )
@@ -80,3 +73,14 @@ def test_the_compiled_reconciliation_is_the_order_book_replays(seed: int, levels
                 assert held == sorted(book.depth(side, N_TICKS)), (k, side)
     assert record.reconciliations == reconciliations > 0
     assert (record.fixes[:, 3] > 0).any() and (record.fixes[:, 3] < 0).any()
+
+
+def _opening(seed: int, levels: int) -> tuple[Any, OrderBook, NDArray[np.int64]]:
+    """A generated level-N file, its opening book, and that book as lots per (side, tick)."""
+    file = ship(generate_day(seed), levels)
+    book = initial_book(file.messages, file.orderbook, n_ticks=N_TICKS)
+    opening = np.zeros((2, N_TICKS), np.int64)
+    for side in (BUY, SELL):
+        for tick, volume in book.depth(side, N_TICKS):
+            opening[side, tick] = volume
+    return file, book, opening
