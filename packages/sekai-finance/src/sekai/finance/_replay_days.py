@@ -148,26 +148,9 @@ class ReplayDays:
         return np.searchsorted(self._clock, key, "right")
 
     def tape(self, price: NDArray[np.float64]) -> tuple[Any, ...]:
-        """The arrays ``_replay_windows`` reads, in its order, with ``price`` per tick."""
-        return (
-            self.kinds,
-            self.sides,
-            self.ticks,
-            self.lots,
-            self.arrival,
-            self.top,
-            price,
-            self.halted,
-            self.starts,
-            self.level_messages,
-            self.level_lots,
-            self.opening,
-            self.fix_starts,
-            self.fix_sides,
-            self.fix_ticks,
-            self.fix_lots,
-            self.fix_arrival,
-        )
+        """The joined arrays ``_replay_windows`` reads, in ``ReplayDay.tape``'s order (the
+        layout is written once, there), with ``price`` per tick."""
+        return ReplayDay.tape(self, price)  # type: ignore[arg-type]
 
 
 def _sources(messages: Any, orderbook: Any) -> list[tuple[Any, Any]]:
