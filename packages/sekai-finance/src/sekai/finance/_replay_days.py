@@ -83,56 +83,29 @@ class ReplayDays:
     def _join(self, days: list[ReplayDay]) -> None:
         firsts = self.firsts
 
-        def messages(name: str, pad: float = PADDING, offset: bool = False) -> NDArray[Any]:
-            """Per message: each day's, with a padding entry between days."""
-            parts = [getattr(day, name) for day in days]
-            if len(parts) == 1:
-                return parts[0]  # type: ignore[no-any-return]
-            if offset:  # indices of messages (or -1 for legacy volume)
-                parts = [
-                    np.where(p >= 0, p + first, p) for p, first in zip(parts, firsts, strict=True)
-                ]
-            padding = np.full((1, *parts[0].shape[1:]), pad, parts[0].dtype)
-            joined = [part for p in parts[:-1] for part in (p, padding)]
-            return np.concatenate((*joined, parts[-1]))
+        def parts(name: str) -> list[NDArray[Any]]:
+            return [getattr(day, name) for day in days]
 
-        def rows(name: str) -> NDArray[Any]:
-            """Per message and one after the day's last (``n + 1`` a day): joined as they are."""
-            parts = [getattr(day, name) for day in days]
-            return parts[0] if len(parts) == 1 else np.concatenate(parts)  # type: ignore[no-any-return]
-
-        self.kinds, self.sides, self.ticks = messages("kinds"), messages("sides"), messages("ticks")
-        self.lots = messages("lots", 0)
-        self.arrival = messages("arrival", -1, offset=True)
-        self.top, self.halted = rows("top"), rows("halted")
-        self.opening = days[0].opening
-        counts = np.cumsum([0] + [len(day.fix_lots) for day in days])
-        if len(days) == 1:
-            self.fix_starts = days[0].fix_starts
-        else:
-            self.fix_starts = np.concatenate(
-                [day.fix_starts + count for day, count in zip(days, counts[:-1], strict=True)]
-            )
+        # per message, a padding entry between days (the padding message's type and lots: 0)
+        self.kinds, self.sides, self.ticks, self.lots = (
+            _concat(parts(name), pad=PADDING) for name in ("kinds", "sides", "ticks", "lots")
+        )
+        self.arrival = _concat(parts("arrival"), firsts, pad=-1)
+        # per message and after the day's last: n + 1 a day, the padding's row the day's last
+        self.top, self.halted = _concat(parts("top")), _concat(parts("halted"))
+        fixes_before = np.cumsum([0] + [len(day.fix_lots) for day in days])[:-1]
+        self.fix_starts = _concat(parts("fix_starts"), fixes_before)
         self.fix_sides, self.fix_ticks, self.fix_lots = (
-            rows(name) for name in ("fix_sides", "fix_ticks", "fix_lots")
+            _concat(parts(name)) for name in ("fix_sides", "fix_ticks", "fix_lots")
         )
-        arrivals = [day.fix_arrival for day in days]
-        self.fix_arrival = (
-            arrivals[0]
-            if len(days) == 1
-            else np.concatenate(
-                [np.where(a >= 0, a + first, a) for a, first in zip(arrivals, firsts, strict=True)]
-            )
+        self.fix_arrival = _concat(parts("fix_arrival"), firsts)
+        self.trades = _concat(parts("trades"), firsts)
+        self.trade_signs, self.trade_sizes = (
+            _concat(parts("trade_signs")),
+            _concat(parts("trade_sizes")),
         )
-        self.trades = (
-            days[0].trades
-            if len(days) == 1
-            else np.concatenate(
-                [day.trades + first for day, first in zip(days, firsts, strict=True)]
-            )
-        )
-        self.trade_signs, self.trade_sizes = rows("trade_signs"), rows("trade_sizes")
         self.trade_floors = np.searchsorted(self.trades, firsts).astype(np.int64)
+        self.opening = days[0].opening
         self.starts, self.level_messages, self.level_lots = _joined_levels(days, firsts)
         self._clock = _clock(days, firsts)
 
@@ -173,6 +146,21 @@ def _sources(messages: Any, orderbook: Any) -> list[tuple[Any, Any]]:
             "orderbook per day (None for a day without one), or none at all"
         )
     return list(zip(messages, orderbook, strict=True))
+
+
+def _concat(
+    parts: list[NDArray[Any]], offsets: NDArray[np.int64] | None = None, pad: int | None = None
+) -> NDArray[Any]:
+    """The days' ``parts`` as one array (one day's: itself), each part's indices (entries
+    >= 0; -1 stays) moved on by its ``offsets`` entry, and one ``pad`` entry between parts."""
+    if len(parts) == 1:
+        return parts[0]
+    if offsets is not None:
+        parts = [np.where(p >= 0, p + o, p) for p, o in zip(parts, offsets, strict=True)]
+    if pad is not None:
+        padding = np.full((1, *parts[0].shape[1:]), pad, parts[0].dtype)
+        parts = [*(part for p in parts[:-1] for part in (p, padding)), parts[-1]]
+    return np.concatenate(parts)
 
 
 @contextlib.contextmanager
