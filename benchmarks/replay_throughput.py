@@ -13,8 +13,11 @@ The day: a long recording of the Cont-Stoikov-Talreja flow as LOBSTER messages
    bid and an ask in the real queues; random allowed actions, chosen before timing), for 1 and
    for 1,024 windows, both for the compiled call alone (``step_windows``) and for the whole
    step of the model (decoding the actions against the masks, the call, marking to the mid)
-   plus an observation. A step spans ``--span`` seconds of exchange time; an episode half the
+   plus an observation. A step spans ``--span`` seconds of exchange time; an episode half a
    day, the windows starting at steps 0, 1, 2, ... (wrapping round).
+3. The same over a set of ``DAYS`` days (the flow with seeds 1, 2, ..., each a ``DAYS``-th of
+   the long day, so the set has about as many messages): window w in day ``w % DAYS``, every
+   window of every day stepped by one compiled call.
 
 Each figure is the best of a few rounds, in wall time (the window kernel runs on every core);
 the machine's load average is printed beside them: on a shared machine quote ratios.
@@ -37,6 +40,7 @@ from sekai.finance.lobster import orderbook_dtype, record_flow, replay
 
 N_TICKS = 4000
 ROW_LEVELS = 10
+DAYS = 4
 
 
 def day_rates(messages: np.ndarray, rounds: int) -> tuple[float, float, float]:
@@ -75,11 +79,16 @@ def _own_rows(messages: np.ndarray, opening: np.ndarray) -> np.ndarray:
 def window_rates(
     env: LobsterReplayEnv, windows: int, steps: int, rounds: int
 ) -> tuple[float, float, int]:
-    """Messages per second through ``windows`` windows: the compiled call alone and the
-    model's whole step plus an observation; and the messages one round stepped through."""
+    """Messages per second through ``windows`` windows (window w in day ``w % days``):
+    the compiled call alone and the model's whole step plus an observation; and the messages
+    one round stepped through."""
     model = ReplayModel(env.terms, windows)
     rng = np.random.default_rng(0)
-    starts = [{"start": int(s)} for s in np.arange(windows) % (env.terms.last_start + 1)]
+    n_days, last = len(env.terms.days), env.terms.last_starts
+    starts = [
+        {"day": w % n_days, "start": w // n_days % int(last[w % n_days] + 1)}
+        for w in range(windows)
+    ]
     best_kernel = best_step = 0.0
     messages = 0
     for _ in range(rounds + 1):  # the first round compiles and warms up
@@ -100,10 +109,9 @@ def window_rates(
         model.reset(np.arange(windows), starts, rng)
         _rest_orders(model)
         terms = (1, 10, 0.0, 0.0)  # order size, inventory cap, maker and taker fees
-        time_ = model.terms.day.time
+        days = model.terms.days
         for _ in range(steps):
-            now = model.now()
-            stop = np.searchsorted(time_, now + model.terms.step_seconds, "right")
+            stop = days.after(model.day, model.now() + model.terms.step_seconds)
             keep = np.full((windows, 1), -1, np.int64)
             entry = model.cursor[:, None].copy()
             start = time.perf_counter()
@@ -119,7 +127,7 @@ def window_rates(
 def _rest_orders(model: ReplayModel) -> None:
     """Every window's agent joins the best bid and the best ask, so each message is checked
     against two resting orders."""
-    top = model.terms.day.top[model.cursor]
+    top = model.terms.days.top[model.cursor]
     model.orders[:, 0, :, 0] = top[:, :, 0, 0]
     model.orders[:, 0, :, 1] = 1
     model.orders[:, 0, :, 2] = top[:, :, 0, 1]
@@ -153,7 +161,28 @@ def report(quick: bool, span: float) -> None:
     env = LobsterReplayEnv(
         messages, n_ticks=N_TICKS, step_seconds=span, episode_steps=steps, book_levels=5
     )
-    print(f"windows: {steps} steps of {span:g} s each, starting at steps 0, 1, ...")
+    print(f"windows of the day: {steps} steps of {span:g} s each, starting at steps 0, 1, ...")
+    _window_table(env, steps, rounds)
+    days = [
+        record_flow(
+            simulate_flow(ContStoikovTalreja(), 3600.0 * hours / DAYS, n_ticks=N_TICKS, seed=seed),
+            n_ticks=N_TICKS,
+        )
+        for seed in range(1, DAYS + 1)
+    ]
+    steps = int(min(day["time"][-1] for day in days) // span) // 2
+    env = LobsterReplayEnv(
+        days, n_ticks=N_TICKS, step_seconds=span, episode_steps=steps, book_levels=5
+    )
+    print(
+        f"windows of {DAYS} days ({sum(map(len, days)):,} messages), window w in day w % "
+        f"{DAYS}: {steps} steps of {span:g} s each"
+    )
+    _window_table(env, steps, rounds)
+    print(f"load average {os.getloadavg()}")
+
+
+def _window_table(env: LobsterReplayEnv, steps: int, rounds: int) -> None:
     print(f"{'windows':>8} {'messages':>12} {'kernel msg/s':>14} {'step+obs msg/s':>16}")
     figures = {}
     for windows in (1, 1024):
@@ -161,7 +190,6 @@ def report(quick: bool, span: float) -> None:
         figures[windows] = kernel
         print(f"{windows:>8,} {moved:>12,} {kernel:>14,.0f} {step:>16,.0f}")
     print(f"1,024 windows / 1 window (kernel): x{figures[1024] / figures[1]:.1f}")
-    print(f"load average {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -31,15 +31,15 @@ def run() -> dict[str, np.ndarray]:
     """Every step's book, the agent's orders, queue positions, fills and inventory."""
     env = sekai.make("LobsterReplay-v0", entry_latency=0.02, episode_steps=STEPS)
     model = env.unwrapped.model
-    price = model.terms.market.price(np.arange(model.terms.day.n_ticks))
+    price = model.terms.market.price(np.arange(model.terms.days.n_ticks))
     env.reset(options={"start": 600})
     rows: dict[str, list] = {k: [] for k in ("book", "orders", "fills", "inventory")}
     for step in range(STEPS):
-        top = model.terms.day.top[model.cursor[0]]
+        top = model.terms.days.top[model.cursor[0]]
         orders = model.orders[0, 0]
         action = [KEEP if orders[side, 0] == top[side, 0, 0] else JOIN for side in (BUY, SELL)]
         env.step([*action, 0])
-        top = model.terms.day.top[model.cursor[0]]
+        top = model.terms.days.top[model.cursor[0]]
         rows["book"].append(np.stack([price[np.maximum(top[..., 0], 0)], top[..., 1]], -1))
         orders = model.orders[0, 0]
         rows["orders"].append(

@@ -115,7 +115,7 @@ def test_legacy_volume_a_reconciliation_adds_at_the_agents_level_is_ahead_of_it(
         orderbook_dtype(1),
     )
     env = queue_env(path, orderbook=orderbook)
-    assert env.terms.day.reconciliations == 2
+    assert env.terms.days[0].reconciliations == 2
     env.reset(options={"start": 0})
     obs, *_ = env.step([TWO_BEHIND, KEEP, NONE])  # at $9.98, nothing there yet
     ahead = [obs[BID_AHEAD]]
@@ -281,7 +281,7 @@ def test_with_the_agent_acting_the_replayed_book_is_the_files_after_every_step(s
         episode_steps=200,
         book_levels=levels,
     )
-    assert env.terms.day.reconciliations > 0
+    assert env.terms.days[0].reconciliations > 0
     book = initial_book(file.messages, file.orderbook, n_ticks=N_TICKS)
     env.reset(seed=1, options={"start": 0})
     done, rng, replayed, compared = False, np.random.default_rng(0), 0, 0
@@ -451,7 +451,7 @@ def test_the_queue_position_is_the_lots_of_the_real_orders_ahead_in_the_fifo_que
     join = np.array([[[JOIN, KEEP, NONE] if side == BUY else [KEEP, JOIN, NONE]]])
     keep = np.zeros((1, 1, 3), np.int64)
     compared = queue_fills = moved_up = 0
-    for start in range(0, terms.last_start, 37):
+    for start in range(0, terms.last_starts[0], 37):
         model = ReplayModel(terms, 1)
         model.reset(np.zeros(1, np.int64), [{"start": start}], np.random.default_rng())
         if not model.masks(0)[side][0, JOIN]:
@@ -494,12 +494,12 @@ def test_the_queue_position_follows_the_reconciled_book(seed, levels):
     terms = LobsterReplayMarket(
         1, messages=messages, orderbook=rows, n_ticks=N_TICKS, step_seconds=1.0, episode_steps=40
     ).terms
-    day = terms.day
+    day = terms.days[0]
     compared = corrected = 0
     for side, place in itertools.product((BUY, SELL), (JOIN, TWO_BEHIND)):
         join = np.array([[[place, KEEP, NONE] if side == BUY else [KEEP, place, NONE]]])
         keep = np.zeros((1, 1, 3), np.int64)
-        for start in range(0, terms.last_start, 23):
+        for start in range(0, terms.last_starts[0], 23):
             model = ReplayModel(terms, 1)
             model.reset(np.zeros(1, np.int64), [{"start": start}], np.random.default_rng())
             if not model.masks(0)[side][0, place]:

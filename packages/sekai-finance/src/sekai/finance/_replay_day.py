@@ -49,11 +49,9 @@ class ReplayDay:
         n_ticks: int | None = None,
         levels: int = 5,
     ) -> None:
-        messages = _messages(messages)
-        if orderbook is not None and isinstance(orderbook, str | os.PathLike):
-            orderbook = read_orderbook(orderbook)
+        messages, orderbook = load_day(messages, orderbook)
         if n_ticks is None:
-            n_ticks = _highest_tick(messages, orderbook, tick, price_offset) + TICK_MARGIN
+            n_ticks = highest_tick(messages, orderbook, tick, price_offset) + TICK_MARGIN
         opening = np.zeros((2, n_ticks), np.int64)
         if orderbook is not None:
             book = initial_book(
@@ -121,10 +119,19 @@ class ReplayDay:
         )
 
 
+def load_day(messages: Any, orderbook: Any) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    """A day's messages and orderbook rows (or None) as arrays, read from their files where
+    paths are given."""
+    messages = _messages(messages)
+    if orderbook is not None and isinstance(orderbook, str | os.PathLike):
+        orderbook = read_orderbook(orderbook)
+    return messages, orderbook
+
+
 def _messages(messages: Any) -> NDArray[Any]:
     if isinstance(messages, str | os.PathLike):
-        return read_messages(messages)
-    if not isinstance(messages, np.ndarray) or messages.dtype != MESSAGE_DTYPE:
+        messages = read_messages(messages)
+    elif not isinstance(messages, np.ndarray) or messages.dtype != MESSAGE_DTYPE:
         raise TypeError(
             "messages must be a LOBSTER message file's path or an array of "
             f"sekai.finance.lobster.MESSAGE_DTYPE, got {type(messages).__name__}"
@@ -134,9 +141,10 @@ def _messages(messages: Any) -> NDArray[Any]:
     return messages
 
 
-def _highest_tick(
+def highest_tick(
     messages: NDArray[Any], orderbook: NDArray[Any] | None, tick: int, price_offset: int
 ) -> int:
+    """The highest tick a day's messages or orderbook rows name, plus one (at least 1)."""
     prices = messages["price"][messages["type"] < HALT]
     highest = int(prices.max(initial=price_offset))
     if orderbook is not None:

@@ -20,7 +20,7 @@ from sekai.envs.finance._lob_market import (
     TraderView,
 )
 from sekai.envs.finance._parameters import check_float, check_int, check_positive
-from sekai.finance._replay_day import ReplayDay
+from sekai.finance._replay_days import ReplayDays
 from sekai.finance._replay_windows import FILL_FIELDS, NO_MARKET, step_windows
 from sekai.finance.lobster import record_flow
 from sekai.finance.order_book import BUY, SELL
@@ -35,7 +35,7 @@ QUEUE_FIELDS = 4  # bid lots ahead, bid ticks behind the best bid, the same for 
 class ReplayTerms:
     """The validated parameters of a replay market."""
 
-    day: ReplayDay
+    days: ReplayDays
     market: MarketConfig  # order size, inventory cap, cash, levels, prices, masks
     step_seconds: float
     episode_steps: int
@@ -47,11 +47,11 @@ class ReplayTerms:
     sampler: EpisodeSampler
 
     @property
-    def last_start(self) -> int:
-        """The last step of the day at which a whole episode fits."""
-        day = self.day
-        steps = int((day.time[-1] - day.time[0]) // self.step_seconds)
-        return steps - self.episode_steps
+    def last_starts(self) -> NDArray[np.int64]:
+        """Per day, the last step at which a whole episode fits in it."""
+        days = self.days
+        steps = ((days.last_times - days.first_times) // self.step_seconds).astype(np.int64)
+        return steps - self.episode_steps  # type: ignore[no-any-return]
 
     @property
     def observation_size(self) -> int:
@@ -79,8 +79,8 @@ def build_terms(
     data_latency: Any,
     sampler: EpisodeSampler | str | None,
 ) -> ReplayTerms:
-    """Check the parameters of a replay market of ``n_agents`` agents and replay its day
-    (the default day, without ``messages``: ``synthetic_day()``)."""
+    """Check the parameters of a replay market of ``n_agents`` agents and replay its days
+    (one day or a list, see ``ReplayDays``; without ``messages``, ``synthetic_day()``)."""
     step_seconds = check_positive("step_seconds", step_seconds)
     episode_steps = check_int("episode_steps", episode_steps, 1)
     book_levels = check_int("book_levels", book_levels, 1)
@@ -100,7 +100,7 @@ def build_terms(
         if orderbook is not None:
             raise ValueError("orderbook needs the messages it belongs to: pass messages= too")
         messages = synthetic_day()
-    day = ReplayDay(
+    days = ReplayDays(
         messages,
         orderbook,
         tick=tick,
@@ -114,15 +114,15 @@ def build_terms(
         flow=None,
         session_length=episode_steps * step_seconds,
         tick_size=tick / PRICE_UNITS,
-        initial_price=(day.n_ticks // 2 * tick + price_offset) / PRICE_UNITS,
-        n_ticks=day.n_ticks,
+        initial_price=(days.n_ticks // 2 * tick + price_offset) / PRICE_UNITS,
+        n_ticks=days.n_ticks,
         order_size=order_size,
         max_inventory=max_inventory,
         initial_cash=initial_cash,
         book_levels=book_levels,
     )
     terms = ReplayTerms(
-        day=day,
+        days=days,
         market=market,
         step_seconds=step_seconds,
         episode_steps=episode_steps,
@@ -133,10 +133,13 @@ def build_terms(
         last_trades=last_trades,
         sampler=resolve_sampler(sampler),
     )
-    if terms.last_start < 0:
+    short = np.flatnonzero(terms.last_starts < 0)
+    if len(short):
+        d = int(short[0])
+        which = "the day" if len(days) == 1 else f"day {d}"
         raise ValueError(
-            f"the day spans {day.time[-1] - day.time[0]:.3f} s, shorter than one episode of "
-            f"{episode_steps} steps of {step_seconds} s"
+            f"{which} spans {days.last_times[d] - days.first_times[d]:.3f} s, shorter than "
+            f"one episode of {episode_steps} steps of {step_seconds} s"
         )
     return terms
 
@@ -176,17 +179,18 @@ def _latencies(name: str, value: Any, n_agents: int) -> NDArray[np.float64]:
 
 
 class ReplayModel:
-    """``num_envs`` windows of ``terms.day`` with ``n_agents`` agents each."""
+    """``num_envs`` windows of ``terms.days`` with ``n_agents`` agents each; window w lies in
+    day ``day[w]``, the windows of every day stepped by one compiled call on the joined tape."""
 
     def __init__(self, terms: ReplayTerms, num_envs: int) -> None:
         self.terms = terms
         self.num_envs = num_envs
         n_agents = terms.market.n_traders
         self.n_agents = n_agents
-        self._price = np.ascontiguousarray(terms.market.price(np.arange(terms.day.n_ticks)))
-        self._observed_price = np.append(self._price, 0.0)  # index -1: no level
-        self._tape = terms.day.tape(self._price)
-        self.cursor = np.zeros(num_envs, np.int64)
+        self._price = np.ascontiguousarray(terms.market.price(np.arange(terms.days.n_ticks)))
+        self._tape = terms.days.tape(self._price)
+        self.cursor = np.zeros(num_envs, np.int64)  # the next message, on the joined tape
+        self.day = np.zeros(num_envs, np.int64)
         self.start = np.zeros(num_envs, np.int64)  # the episode's first step of the day
         self.steps = np.zeros(num_envs, np.int64)
         self.orders = np.zeros((num_envs, n_agents, 2, 4), np.int64)
@@ -197,7 +201,7 @@ class ReplayModel:
         self.values = np.zeros((num_envs, n_agents))
         self.refused = np.zeros(num_envs, np.int64)
         self.ignored = np.zeros(num_envs, np.int64)
-        capacity = n_agents * (4 * terms.market.order_size + terms.day.top.shape[2])
+        capacity = n_agents * (4 * terms.market.order_size + terms.days.top.shape[2])
         self.fills = np.zeros((num_envs, capacity, FILL_FIELDS), np.int64)
         self.n_fills = np.zeros(num_envs, np.int64)
         market = terms.market
@@ -220,23 +224,19 @@ class ReplayModel:
         self, indices: NDArray[np.int64], options: list[dict[str, Any] | None], rng: Any
     ) -> dict[str, Any]:
         terms = self.terms
-        last = terms.last_start
-        starts = terms.sampler.sample(rng, 0, last, terms.episode_steps, len(indices))
+        counts = terms.last_starts + 1  # the episodes' starts, per day
+        total = int(counts.sum())
+        # the sampler draws one of the set's windows: day 0's starts first, then day 1's, ...
+        drawn = terms.sampler.sample(rng, 0, total - 1, terms.episode_steps, len(indices))
+        days = np.searchsorted(np.cumsum(counts), drawn, "right")
+        starts = drawn - (np.cumsum(counts) - counts)[days]
         for j, option in enumerate(options):
-            if option and "start" in option:
-                start = option["start"]
-                if isinstance(start, bool) or not isinstance(start, int | np.integer):
-                    raise ValueError(f"options['start'] must be an int step, got {start!r}")
-                if not 0 <= start <= last:
-                    raise ValueError(
-                        f"options['start'] must be a step in [0, {last}] (the day has "
-                        f"{last + terms.episode_steps} steps of {terms.step_seconds} s and an "
-                        f"episode {terms.episode_steps}), got {start}"
-                    )
-                starts[j] = start
+            if option and ("day" in option or "start" in option):
+                days[j], starts[j] = self._chosen(option, rng)
+        self.day[indices] = days
         self.start[indices] = starts
         self.steps[indices] = 0
-        self.cursor[indices] = np.searchsorted(terms.day.time, self.now()[indices], "right")
+        self.cursor[indices] = terms.days.after(days, self.now()[indices])
         self.orders[indices] = 0
         self.orders[indices, :, :, 0] = -1
         self.cash[indices] = terms.market.initial_cash
@@ -250,10 +250,47 @@ class ReplayModel:
         self.values[indices] = self._values()[indices]
         return self._infos(indices)
 
+    def _chosen(self, option: dict[str, Any], rng: Any) -> tuple[int, int]:
+        """The day and start of ``options={"day": d, "start": t}``: the start drawn by the
+        sampler in day d without ``start``; day 0, the only one, without ``day``."""
+        terms = self.terms
+        n_days = len(terms.days)
+        if "day" in option:
+            day = option["day"]
+            if isinstance(day, bool) or not isinstance(day, int | np.integer):
+                raise ValueError(f"options['day'] must be an int, got {day!r}")
+            if not 0 <= day < n_days:
+                raise ValueError(
+                    f"options['day'] must be a day in [0, {n_days - 1}] (the env has "
+                    f"{n_days} days), got {day}"
+                )
+        elif n_days > 1:
+            raise ValueError(
+                f"options['start'] is a step of one day: with {n_days} days, say which, "
+                "options={'day': d, 'start': t}"
+            )
+        else:
+            day = 0
+        last = int(terms.last_starts[day])
+        if "start" not in option:
+            return day, int(terms.sampler.sample(rng, 0, last, terms.episode_steps, 1)[0])
+        start = option["start"]
+        if isinstance(start, bool) or not isinstance(start, int | np.integer):
+            raise ValueError(f"options['start'] must be an int step, got {start!r}")
+        if not 0 <= start <= last:
+            which = "the day" if n_days == 1 else f"day {day}"
+            raise ValueError(
+                f"options['start'] must be a step in [0, {last}] ({which} has "
+                f"{last + terms.episode_steps} steps of {terms.step_seconds} s and an "
+                f"episode {terms.episode_steps}), got {start}"
+            )
+        return int(day), int(start)
+
     def now(self) -> NDArray[np.float64]:
         """Each window's exchange time (seconds, as the messages' time)."""
         terms = self.terms
-        return terms.day.time[0] + (self.start + self.steps) * terms.step_seconds  # type: ignore[no-any-return]
+        first = terms.days.first_times[self.day]
+        return first + (self.start + self.steps) * terms.step_seconds  # type: ignore[no-any-return]
 
     def step(
         self, actions: NDArray[np.int64], names: list[str], *, strict: bool
@@ -279,9 +316,8 @@ class ReplayModel:
                 self.ignored += (~allowed).sum(axis=1)
             bids[:, a], asks[:, a], sides[:, a] = market.decode(view, chosen, name)
         now = self.now()
-        time = terms.day.time
-        entry = np.searchsorted(time, now[:, None] + terms.entry_latency, "right")
-        stop = np.searchsorted(time, now + terms.step_seconds, "right")
+        entry = terms.days.after(self.day, now[:, None] + terms.entry_latency)
+        stop = terms.days.after(self.day, now + terms.step_seconds)
         sides[sides < 0] = NO_MARKET
         step_windows(self._tape, stop, (entry, bids, asks, sides), self._terms, self.state)
         self.steps += 1
@@ -297,12 +333,12 @@ class ReplayModel:
     def _seen(self, a: int) -> NDArray[np.int64]:
         """The message index of the book agent a sees now: as of its data latency ago."""
         moment = self.now() - self.terms.data_latency[a]
-        return np.minimum(np.searchsorted(self.terms.day.time, moment, "right"), self.cursor)
+        return np.minimum(self.terms.days.after(self.day, moment), self.cursor)
 
     def view(self, a: int) -> TraderView:
         """Agent a's view in every window: the book it sees, its account and orders now."""
         levels = self.terms.market.book_levels
-        top = self.terms.day.top[self._seen(a)]
+        top = self.terms.days.top[self._seen(a)]
         orders = self.orders[:, a]
         return TraderView(
             top[:, BUY, :levels, 0],
@@ -325,7 +361,7 @@ class ReplayModel:
 
     def _halted(self, a: int) -> NDArray[np.bool_]:
         """Whether the book agent a sees is halted, per window."""
-        return self.terms.day.halted[self._seen(a)]  # type: ignore[no-any-return]
+        return self.terms.days.halted[self._seen(a)]  # type: ignore[no-any-return]
 
     def observe(self) -> NDArray[np.float32]:
         """(num_envs, n_agents, size): per agent ``MarketConfig.observation`` of its view,
@@ -349,38 +385,41 @@ class ReplayModel:
         return out
 
     def _last_trades(self, seen: NDArray[np.int64]) -> NDArray[np.float64]:
-        day, n = self.terms.day, self.terms.last_trades
+        days, n = self.terms.days, self.terms.last_trades
         shown = np.zeros((len(seen), n, 2))
-        if n == 0 or not len(day.trades):
+        if n == 0 or not len(days.trades):
             return shown.reshape(len(seen), -1)
-        last = np.searchsorted(day.trades, seen)  # trades before the seen index
+        last = np.searchsorted(days.trades, seen)  # trades before the seen index
         picks = last[:, None] - n + np.arange(n)
-        valid = picks >= 0
+        valid = picks >= days.trade_floors[self.day][:, None]  # the window's day's trades
         picks = np.clip(picks, 0, None)
-        trades = day.trades[picks]
-        shown[:, :, 0] = np.where(valid, self._price[day.ticks[trades]], 0.0)
-        shown[:, :, 1] = np.where(valid, day.trade_signs[picks] * day.trade_sizes[picks], 0)
+        trades = days.trades[picks]
+        shown[:, :, 0] = np.where(valid, self._price[days.ticks[trades]], 0.0)
+        shown[:, :, 1] = np.where(valid, days.trade_signs[picks] * days.trade_sizes[picks], 0)
         return shown.reshape(len(seen), -1)
 
     # -- accounts ----------------------------------------------------------------------------
     def _mark(self, indices: NDArray[np.int64]) -> None:
         """The mid of each window's book now (kept where a side is empty)."""
-        top = self.terms.day.top[self.cursor[indices]]
+        days = self.terms.days
+        top = days.top[self.cursor[indices]]
         bid, ask = top[:, BUY, 0, 0], top[:, SELL, 0, 0]
         both = (bid >= 0) & (ask >= 0)
         mid = (self._price[np.maximum(bid, 0)] + self._price[np.maximum(ask, 0)]) / 2
         self.mid[indices] = np.where(both, mid, self.mid[indices])
         unset = np.isnan(self.mid[indices])
         if unset.any():  # no two-sided book yet: the first price of the day
-            self.mid[indices[unset]] = self._price[self.terms.day.ticks[0]]
+            first = days.firsts[self.day[indices[unset]]]
+            self.mid[indices[unset]] = self._price[days.ticks[first]]
 
     def _values(self) -> NDArray[np.float64]:
         return self.cash + self.inventory * self.mid[:, None]  # type: ignore[no-any-return]
 
     def _infos(self, indices: NDArray[np.int64]) -> dict[str, Any]:
         return {
+            "day": self.day[indices].copy(),
             "timestamp": self.now()[indices],
-            "message": self.cursor[indices].copy(),
+            "message": self.cursor[indices] - self.terms.days.firsts[self.day[indices]],
             "mid_price": self.mid[indices].copy(),
             "fills": self.n_fills[indices].copy(),
             "refused": self.refused[indices].copy(),

@@ -1,4 +1,4 @@
-"""LobsterReplay-v0: trade inside a replayed LOBSTER day, with orders in the real FIFO queue.
+"""LobsterReplay-v0: trade inside replayed LOBSTER days, with orders in the real FIFO queue.
 
 A thin driver over the replay market (``._replay_model``) with one window and one agent; its
 native vector env steps many windows in the same compiled call. See
@@ -22,18 +22,22 @@ AGENT = "agent"
 
 
 class LobsterReplayEnv(FinanceEnv):
-    """One agent quoting and trading inside a replayed day, one window of it per episode.
+    """One agent quoting and trading inside replayed days, one window of one day per episode.
 
     Data: ``messages`` (a LOBSTER message file's path or a ``MESSAGE_DTYPE`` array) and
     ``orderbook`` (its orderbook file or rows, optional: the opening book, see
     ``lobster.initial_book``, and the rows the replay is reconciled with after every
-    message, as ``lobster.replay(..., orderbook=...)`` is; ``terms.day.reconciliations``
+    message, as ``lobster.replay(..., orderbook=...)`` is; ``terms.days[d].reconciliations``
     counts the messages that needed it), priced as ``lobster.replay`` does (``tick``,
-    ``price_offset``, ``n_ticks``). Without data, an hour of synthetic flow recorded as
-    LOBSTER messages: real use passes files.
+    ``price_offset``, ``n_ticks``: by default one grid for every day). A set of days is a
+    list of each (``orderbook``: one per day, or None), each day replayed on its own. Without
+    data, an hour of synthetic flow recorded as LOBSTER messages: real use passes files.
 
-    An episode is ``episode_steps`` steps of ``step_seconds`` of exchange time, starting at a
-    step of the day drawn by ``sampler`` (or ``reset(options={"start": step})``). The agent's
+    An episode is ``episode_steps`` steps of ``step_seconds`` of exchange time inside one day,
+    starting at a step of that day (its first message's time plus ``start`` steps): the
+    ``sampler`` draws among the windows of every day, ``reset(options={"day": d, "start":
+    step})`` chooses (``day`` only with one day optional; ``start`` omitted: drawn in day d);
+    ``info["day"]`` says which day. The agent's
     orders are virtual: they sit in the real queues but never change the replayed book.
     Actions, masks and the inventory cap are LimitOrderBookMarket's (``order_size``,
     ``max_inventory``, ``initial_cash``); an entry the masks forbid is done as keep (or no

@@ -1,6 +1,6 @@
-"""LobsterReplayMarket: several agents, each with its own latencies, trading inside one
-replayed LOBSTER day. A thin driver over the replay market (``._replay_model``) with one
-window; see docs/limit-order-book.md, "A real day as an env"."""
+"""LobsterReplayMarket: several agents, each with its own latencies, trading inside a
+replayed LOBSTER day (of one day or a set). A thin driver over the replay market
+(``._replay_model``) with one window; see docs/limit-order-book.md, "A real day as an env"."""
 
 from __future__ import annotations
 
@@ -16,16 +16,17 @@ from sekai.spaces import Box
 
 
 class LobsterReplayMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
-    """``n_agents`` agents ``agent_0 ..`` in one replayed day, every agent deciding every
-    step.
+    """``n_agents`` agents ``agent_0 ..`` in a window of one replayed day (of one day or a
+    set, as ``LobsterReplayEnv``), every agent deciding every step.
 
     Takes ``LobsterReplayEnv``'s parameters; ``entry_latency`` and ``data_latency`` are
     a number for every agent or a sequence of one per agent (seconds). Agent orders are
     virtual, so agents never trade with each other: each sees the replayed book, its own
     orders and account. An action the masks forbid is a ValueError naming it, as in
-    LimitOrderBookMarket. ``info[agent]`` holds the window's ``timestamp``, ``message`` (the
-    index of the next message to replay), ``mid_price`` and the step's ``fills``
-    and ``ignored`` entries (always 0 here)."""
+    LimitOrderBookMarket. ``info[agent]`` holds the window's ``day``, ``timestamp``,
+    ``message`` (the index in its day of the next message to replay), ``mid_price``, the
+    instructions ``refused`` so far and the step's ``fills`` and ``ignored`` entries (always
+    0 here)."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 30}
 

@@ -1,5 +1,5 @@
 """LobsterReplayVecEnv: LobsterReplay-v0's native vector version (needs sekai-vector): many
-windows of the replayed day stepped in one compiled call."""
+windows of the replayed days stepped in one compiled call."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 
 
 class LobsterReplayVecEnv(FinanceVecEnv):
-    """``num_envs`` LobsterReplay-v0 windows stepped together over one shared replayed day.
+    """``num_envs`` LobsterReplay-v0 windows, of any of its days, stepped together over the
+    shared replayed days.
     Takes ``LobsterReplayEnv``'s keyword arguments plus ``max_episode_steps`` and
     ``autoreset``; the parameters live on ``vec.template``."""
 

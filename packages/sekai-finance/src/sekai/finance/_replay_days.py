@@ -1,0 +1,220 @@
+"""A set of LOBSTER days as one tape for the replay windows (``_replay_windows``, unchanged).
+
+LOBSTER order ids and times restart every day, so the raw files are never concatenated: each
+day is replayed once on its own (``ReplayDay``), on one tick grid for the set, and the replayed
+tapes are joined, the arrival indices offset by the day's first message. One padding message,
+which no window replays, lies between two days, so that the book after a day's last message has
+an index of its own. Windows never cross a day's end: every lookup of a message by time is
+confined to the window's day (``ReplayDays.after``)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.finance._replay_day import TICK_MARGIN, ReplayDay, highest_tick, load_day
+
+PADDING = 0  # the padding message's type: with 0 lots, the windows' kernel ignores it
+
+
+class ReplayDays:
+    """``messages``: one day (a LOBSTER message file's path or a MESSAGE_DTYPE array) or a list
+    or tuple of days; ``orderbook``: None, or what ``ReplayDay`` takes for one day, or (with a
+    list of days) a list of one item per day, each None, a path or rows. Every day is replayed
+    once by ``ReplayDay`` on one grid of ``n_ticks`` ticks (by default the highest tick of any
+    day plus ``TICK_MARGIN``). ``self[d]`` is day d's ``ReplayDay``; the attributes are the
+    joined arrays ``_replay_windows`` reads (see ``tape``), with day d's messages at
+    ``firsts[d]:ends[d]`` (its book after the last one at ``top[ends[d]]``)."""
+
+    def __init__(
+        self,
+        messages: Any,
+        orderbook: Any = None,
+        *,
+        tick: int = 100,
+        price_offset: int = 0,
+        n_ticks: int | None = None,
+        levels: int = 5,
+    ) -> None:
+        sources = _sources(messages, orderbook)
+        several = isinstance(messages, list | tuple)
+        loaded = []
+        for d, (day_messages, day_orderbook) in enumerate(sources):
+            with _naming(d, day_messages, several):
+                loaded.append(load_day(day_messages, day_orderbook))
+        if n_ticks is None:
+            n_ticks = TICK_MARGIN + max(highest_tick(m, o, tick, price_offset) for m, o in loaded)
+        days = []
+        for d, (day_messages, day_orderbook) in enumerate(loaded):
+            with _naming(d, sources[d][0], several):
+                days.append(
+                    ReplayDay(
+                        day_messages,
+                        day_orderbook,
+                        tick=tick,
+                        price_offset=price_offset,
+                        n_ticks=n_ticks,
+                        levels=levels,
+                    )
+                )
+        self._days = tuple(days)
+        self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
+        lengths = np.array([len(day) for day in days], np.int64)
+        self.firsts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
+        self.ends = self.firsts + lengths
+        self.first_times = np.array([day.time[0] for day in days])
+        self.last_times = np.array([day.time[-1] for day in days])
+        self._join(days)
+
+    def __len__(self) -> int:
+        return len(self._days)
+
+    def __getitem__(self, d: int) -> ReplayDay:
+        return self._days[d]
+
+    def __iter__(self) -> Iterator[ReplayDay]:
+        return iter(self._days)
+
+    def _join(self, days: list[ReplayDay]) -> None:
+        firsts = self.firsts
+
+        def parts(name: str) -> list[NDArray[Any]]:
+            return [getattr(day, name) for day in days]
+
+        # per message, a padding entry between days (the padding message's type and lots: 0)
+        self.kinds, self.sides, self.ticks, self.lots = (
+            _concat(parts(name), pad=PADDING) for name in ("kinds", "sides", "ticks", "lots")
+        )
+        self.arrival = _concat(parts("arrival"), firsts, pad=-1)
+        # per message and after the day's last: n + 1 a day, the padding's row the day's last
+        self.top, self.halted = _concat(parts("top")), _concat(parts("halted"))
+        fixes_before = np.cumsum([0] + [len(day.fix_lots) for day in days])[:-1]
+        self.fix_starts = _concat(parts("fix_starts"), fixes_before)
+        self.fix_sides, self.fix_ticks, self.fix_lots = (
+            _concat(parts(name)) for name in ("fix_sides", "fix_ticks", "fix_lots")
+        )
+        self.fix_arrival = _concat(parts("fix_arrival"), firsts)
+        self.trades = _concat(parts("trades"), firsts)
+        self.trade_signs, self.trade_sizes = (
+            _concat(parts("trade_signs")),
+            _concat(parts("trade_sizes")),
+        )
+        self.trade_floors = np.searchsorted(self.trades, firsts).astype(np.int64)
+        self.opening = days[0].opening
+        self.starts, self.level_messages, self.level_lots = _joined_levels(days, firsts)
+        self._clock = _clock(days, firsts)
+
+    def after(self, day: NDArray[np.int64], times: NDArray[np.float64]) -> NDArray[np.int64]:
+        """Per window of day ``day[w]``, the index of the first message of that day stamped
+        after ``times[w]`` (``(W,)`` or ``(W, A)``): the day's first message before it starts,
+        ``ends[day]`` past its last message. Complex numbers order lexicographically, so the
+        clock ``day + 1j * time`` (a padding message: ``+inf``) orders the messages by day,
+        then by time, and one search finds every window's index within its own day."""
+        key = np.empty(np.shape(times), np.complex128)
+        key.real = day.reshape(day.shape + (1,) * (key.ndim - 1))
+        key.imag = times
+        return np.searchsorted(self._clock, key, "right")
+
+    def tape(self, price: NDArray[np.float64]) -> tuple[Any, ...]:
+        """The joined arrays ``_replay_windows`` reads, in ``ReplayDay.tape``'s order (the
+        layout is written once, there), with ``price`` per tick."""
+        return ReplayDay.tape(self, price)  # type: ignore[arg-type]
+
+
+def _sources(messages: Any, orderbook: Any) -> list[tuple[Any, Any]]:
+    """(messages, orderbook) per day, from one day or lists of days."""
+    if not isinstance(messages, list | tuple):
+        if isinstance(orderbook, list | tuple):
+            raise ValueError(
+                f"orderbook is a list of {len(orderbook)} but messages is one day: give "
+                "messages as a list of days too, one orderbook per day"
+            )
+        return [(messages, orderbook)]
+    if not messages:
+        raise ValueError("messages is an empty list: give at least one day")
+    if orderbook is None:
+        return [(day, None) for day in messages]
+    if not isinstance(orderbook, list | tuple) or len(orderbook) != len(messages):
+        given = f"a list of {len(orderbook)}" if isinstance(orderbook, list | tuple) else "one"
+        raise ValueError(
+            f"messages is a list of {len(messages)} days but orderbook is {given}: give one "
+            "orderbook per day (None for a day without one), or none at all"
+        )
+    return list(zip(messages, orderbook, strict=True))
+
+
+def _concat(
+    parts: list[NDArray[Any]], offsets: NDArray[np.int64] | None = None, pad: int | None = None
+) -> NDArray[Any]:
+    """The days' ``parts`` as one array (one day's: itself), each part's indices (entries
+    >= 0; -1 stays) moved on by its ``offsets`` entry, and one ``pad`` entry between parts."""
+    if len(parts) == 1:
+        return parts[0]
+    if offsets is not None:
+        parts = [np.where(p >= 0, p + o, p) for p, o in zip(parts, offsets, strict=True)]
+    if pad is not None:
+        padding = np.full((1, *parts[0].shape[1:]), pad, parts[0].dtype)
+        parts = [*(part for p in parts[:-1] for part in (p, padding)), parts[-1]]
+    return np.concatenate(parts)
+
+
+@contextlib.contextmanager
+def _naming(d: int, source: Any, several: bool) -> Iterator[None]:
+    """Errors about day ``d`` of a list of days name it (and its path, unless they do)."""
+    try:
+        yield
+    except (ValueError, TypeError, OSError) as error:
+        if not several:
+            raise
+        what = f"day {d}"
+        if isinstance(source, str | os.PathLike) and os.fspath(source) not in str(error):
+            what += f" ({os.fspath(source)})"
+        raise type(error)(f"{what}: {error}") from error
+
+
+def _clock(days: list[ReplayDay], firsts: NDArray[np.int64]) -> NDArray[np.complex128]:
+    """Per message of the joined tape ``day + 1j * time``; ``+inf`` for the padding."""
+    clock = np.empty(firsts[-1] + len(days[-1]), np.complex128)
+    clock.imag = np.inf
+    for d, (day, first) in enumerate(zip(days, firsts, strict=True)):
+        clock.real[first : first + len(day) + 1] = d
+        clock.imag[first : first + len(day)] = day.time
+    return clock
+
+
+def _joined_levels(
+    days: list[ReplayDay], firsts: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """The per-level history (``ReplayDay``'s ``starts``, ``level_messages``, ``level_lots``)
+    of the joined tape over day 0's opening book: each day's, its message indices offset, and
+    at the padding before day d, the levels where d's opening book differs from the book at
+    the end of the day before."""
+    if len(days) == 1:
+        return days[0].starts, days[0].level_messages, days[0].level_lots
+    keys, after, lots = [], [], []
+    closing = None
+    for day, first in zip(days, firsts, strict=True):
+        n_keys = len(day.starts) - 1
+        day_keys = np.repeat(np.arange(n_keys), np.diff(day.starts))
+        opening = day.opening.reshape(-1)
+        if closing is not None:
+            reset = np.flatnonzero(opening != closing)
+            keys.append(reset)
+            after.append(np.full(len(reset), first - 1))
+            lots.append(opening[reset])
+        keys.append(day_keys)
+        after.append(day.level_messages + first)
+        lots.append(day.level_lots)
+        closing = opening.copy()
+        changed = np.diff(day.starts) > 0
+        closing[changed] = day.level_lots[day.starts[1:][changed] - 1]
+    keys_, after_, lots_ = (np.concatenate(x).astype(np.int64) for x in (keys, after, lots))
+    order = np.lexsort((after_, keys_))  # stable: a message's own move before its corrections
+    keys_, after_, lots_ = keys_[order], after_[order], lots_[order]
+    starts = np.searchsorted(keys_, np.arange(len(days[0].starts))).astype(np.int64)
+    return starts, after_, lots_
