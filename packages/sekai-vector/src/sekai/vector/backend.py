@@ -213,7 +213,7 @@ class EnvGroup:
         """Step each sub-env with its action. The loop of ``_each`` written out: it is every
         SyncVecEnv step's hot path (``rank`` is set only when a sub-env raises, before the
         error leaves)."""
-        results = []
+        results: list[StepResult] = []
         append = results.append
         index = 0
         try:
