@@ -153,8 +153,8 @@ class NativeVecEnv(RngMixin, VecEnv):
                 build = _next_step_info_builder(step_infos, n, replaced, replaced_infos)
                 columns = InfoColumns(step_infos, replaced, replaced_infos)
                 infos = _LazyInfos(n, build, columns)
-        elif self.autoreset and dones.any():
-            finished = np.flatnonzero(dones)
+        # dones.nonzero() is one C call; any() and flatnonzero() each go through Python
+        elif self.autoreset and len(finished := dones.nonzero()[0]):
             self._reset_envs(finished, [None] * len(finished))
             self.elapsed_steps[finished] = 0
             rows = _AutoresetRows(
