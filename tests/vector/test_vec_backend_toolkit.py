@@ -50,6 +50,20 @@ def test_a_raising_sub_env_is_named_by_rank():
         EnvGroup().build([lambda: env, lambda: env], autoreset=False)
 
 
+def test_a_sub_env_raising_in_step_is_named_by_rank_after_the_ones_before_it_stepped():
+    class FailingStep(WalkEnv):
+        def step(self, action):
+            raise RuntimeError("step failed")
+
+    group = EnvGroup(first_rank=3)
+    group.build([WalkEnv, FailingStep, WalkEnv], autoreset=False)
+    group.reset([0, 0, 0], [None] * 3)
+    with pytest.raises(RuntimeError, match="step failed"):
+        group.step([1, 2, 0])
+    assert group.rank == 4
+    assert group.get_attr("t") == [1, 0, 0]
+
+
 def test_close_closes_every_sub_env_and_returns_the_first_error():
     class FailingClose(WalkEnv):
         def close(self):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 import numpy as np
@@ -70,6 +72,10 @@ class StepResult(NamedTuple):
     def any_done(self) -> bool:
         """The same as ``done`` for a single agent."""
         return self.done
+
+
+# StepResult's own __new__ is Python code; hot paths build the tuple directly, 1 us faster
+_step_result: Callable[[tuple[Any, ...]], StepResult] = functools.partial(tuple.__new__, StepResult)
 
 
 class RngMixin:

@@ -225,7 +225,15 @@ class _SimulatedReturns:
     def draw_one(self, rng: np.random.Generator) -> np.ndarray:
         """``draw(rng, (1,))`` into a ``(1, n_assets)`` array this object reuses (overwritten
         by the next call): the same random numbers and operations, no allocation."""
-        self._refresh()
+        params, terms = self.params, self._terms
+        if (  # _refresh's test, inlined: every single-env step pays it
+            not terms
+            or terms[0] is not params._correlation
+            or terms[1] is not params._mu
+            or terms[2] is not params._sigma
+            or terms[3] is not params.dt
+        ):
+            self._refresh()
         normal, one = self._normal, self._one
         rng.standard_normal(out=normal)
         np.matmul(normal, self._factor, out=one)
@@ -282,10 +290,11 @@ class PortfolioModelOne:
         self._holdings = [0.0] * n_assets  # shares * price, as the last step left them
         self._price = [1.0] * n_assets
         self._weights = [0.0] * n_assets + [1.0]
-        # simulated returns as observed (float32), twice over: the window is one slice of
-        # ``_flat``, a flat view of the ring
+        # simulated returns as observed (float32), twice over: the window from each head is
+        # one flat view of the ring, made once
         self.ring = np.zeros((2 * lookback, n_assets), dtype=np.float32)
-        self._flat = self.ring.reshape(-1)
+        flat = self.ring.reshape(-1)
+        self._windows = [flat[h * n_assets : (h + lookback) * n_assets] for h in range(lookback)]
         self._slots = [self.ring[head::lookback] for head in range(lookback)]  # both copies
         self.head = 0
         self._returns_of = _SimulatedReturns(params)
@@ -347,9 +356,7 @@ class PortfolioModelOne:
         """The window of returns (or rows), oldest first, then ``weights``, as one new float32
         array (one call: the window is a slice of the ring or of the history's rows)."""
         if self.rows is None:  # the ring, oldest first from head
-            n_assets = self.n_assets
-            start = self.head * n_assets
-            window = self._flat[start : start + self.lookback * n_assets]
+            window = self._windows[self.head]
         else:
             timestamp = self.timestamp
             window = self.rows[timestamp - self.lookback + 1 : timestamp + 1].reshape(-1)
@@ -364,7 +371,9 @@ class PortfolioModelOne:
         if action.dtype.kind != "f":
             return None
         values: list[float] = action.tolist()
-        total = sequential_sum(values)
+        total = values[0]  # sequential_sum's loop, inlined
+        for value in values[1:]:
+            total += value
         if not abs(total - 1.0) <= SUM_TOLERANCE:  # NaN too
             return None
         if self.max_leverage is None:
@@ -433,15 +442,23 @@ class PortfolioModelOne:
         self._price, self._holdings, self._weights = price, holdings, weights
         truncated = timestamp >= self.end
         weights_array = np.array(weights)
-        info: dict[str, Any] = {"timestamp": timestamp}
-        if self.dates is not None:
-            info["date"] = self.dates[timestamp]
-        info |= {
-            "wealth": new_wealth,
-            "weights": weights_array,
-            "cost": cost,
-            "financing": interest,
-        }
+        if self.dates is None:
+            info: dict[str, Any] = {
+                "timestamp": timestamp,
+                "wealth": new_wealth,
+                "weights": weights_array,
+                "cost": cost,
+                "financing": interest,
+            }
+        else:
+            info = {
+                "timestamp": timestamp,
+                "date": self.dates[timestamp],
+                "wealth": new_wealth,
+                "weights": weights_array,
+                "cost": cost,
+                "financing": interest,
+            }
         if terminated or truncated:
             info.update(self.metrics.summary(per_year))
         observation = self._observation(weights_array)

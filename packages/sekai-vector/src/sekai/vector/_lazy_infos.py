@@ -32,11 +32,12 @@ class _LazyInfos(Sequence[dict[str, Any]]):
         self,
         num_envs: int,
         build: Callable[[int], dict[str, Any]],
-        columns: InfoColumns | None = None,
+        columns: InfoColumns | Callable[[], InfoColumns] | None = None,
         build_all: Callable[[], list[dict[str, Any]]] | None = None,
     ) -> None:
         """``build(i)`` makes info i; ``build_all()``, if given, makes them all at once, cheaper
-        than one by one, for a caller that iterates over every info."""
+        than one by one, for a caller that iterates over every info. ``columns`` are the
+        arrays the infos are built from, or a function making them when first asked for."""
         self._num_envs = num_envs
         self._build = build
         self._build_all = build_all
@@ -50,7 +51,11 @@ class _LazyInfos(Sequence[dict[str, Any]]):
         Lets a caller that wants infos as arrays (gymnasium's vector API) skip building one dict
         per sub-env.
         """
-        return self._columns
+        columns = self._columns
+        if columns is None or isinstance(columns, InfoColumns):
+            return columns
+        self._columns = columns = columns()
+        return columns
 
     def __len__(self) -> int:
         return self._num_envs

@@ -29,11 +29,14 @@ from sekai.vector.base import (
     _is_single_value,
     _single_value_message,
 )
+from sekai.vector.errors import VecEnvClosed
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.wrappers import autoreset_result
 
 InfoArrays = dict[str, Any]
 _NO_ROWS = np.zeros(0, dtype=np.intp)
+# VecStepResult's own __new__ is Python code; the tuple's is not
+_vec_step_result = functools.partial(tuple.__new__, VecStepResult)
 
 
 class NativeVecEnv(RngMixin, VecEnv):
@@ -103,17 +106,12 @@ class NativeVecEnv(RngMixin, VecEnv):
         self._reset_pending[:] = False
         observations = self._observe()
         reset_infos = self._reset_infos(indices)
-        n = self.num_envs
-        return VecResetResult(
-            observations,
-            _LazyInfos(
-                n, _step_info_builder(reset_infos, n), InfoColumns(reset_infos, _NO_ROWS, None)
-            ),
-        )
+        return VecResetResult(observations, _step_infos(reset_infos, self.num_envs))
 
     def step(self, actions: Any) -> VecStepResult:
         """Step every sub-env with one array operation per quantity, whatever ``num_envs``."""
-        self._check_open()
+        if self.closed:  # _check_open, inlined: a step's fixed cost is what small batches pay
+            raise VecEnvClosed()
         n = self.num_envs
         rewards, terminated, truncated, step_infos = self._step(self._batch_actions(actions))
         rewards = np.asarray(rewards, dtype=np.float64)
@@ -128,7 +126,7 @@ class NativeVecEnv(RngMixin, VecEnv):
         self.elapsed_steps += 1
 
         replaced: np.ndarray | None = None  # rows whose info is a reset's, not the step's
-        replaced_infos: InfoArrays = {}
+        replaced_infos: InfoArrays | None = None
         if self.autoreset == "next_step" and self._reset_pending.any():
             pending = self._reset_pending
             replaced = np.flatnonzero(pending)
@@ -139,47 +137,41 @@ class NativeVecEnv(RngMixin, VecEnv):
             truncated = truncated & ~pending
             replaced_infos = self._reset_infos(replaced)
 
-        if self.max_episode_steps is not None:  # not in place: _step may reuse its arrays
-            truncated = truncated | (self.elapsed_steps >= self.max_episode_steps)
+        if self.max_episode_steps is not None:  # into a new array: _step may reuse its own
+            over = self.elapsed_steps >= self.max_episode_steps
+            over |= truncated
+            truncated = over
             step_infos = {**step_infos, "elapsed_steps": self.elapsed_steps.copy()}
         observations = self._observe()
         dones = terminated | truncated
 
-        irregular = _NO_ROWS  # the rows whose info is not just their row of step_infos
-        irregular_arrays: InfoArrays | None = None  # their infos, as arrays when cheap to give
         if self.autoreset == "next_step":
             self._reset_pending = dones
-            if replaced is None:
-                build = _step_info_builder(step_infos, n)
+            if replaced is None or replaced_infos is None:
+                infos = _step_infos(step_infos, n)
             else:
                 build = _next_step_info_builder(step_infos, n, replaced, replaced_infos)
-                irregular, irregular_arrays = replaced, replaced_infos
-        elif self.autoreset and dones.any():
-            finished = np.flatnonzero(dones)
-            final_observations = observations
+                columns = InfoColumns(step_infos, replaced, replaced_infos)
+                infos = _LazyInfos(n, build, columns)
+        # dones.nonzero() is one C call; any() and flatnonzero() each go through Python
+        elif self.autoreset and len(finished := dones.nonzero()[0]):
             self._reset_envs(finished, [None] * len(finished))
             self.elapsed_steps[finished] = 0
-            reset_infos = self._reset_infos(finished)
-            observations = self._observe()
-            final = _FinalRows(
-                self.observation_space, final_observations, rewards, terminated, truncated
+            rows = _AutoresetRows(
+                self.observation_space,
+                observations,
+                rewards,
+                terminated,
+                truncated,
+                step_infos,
+                finished,
+                self._reset_infos(finished),
             )
-            build = _autoreset_info_builder(step_infos, n, finished, reset_infos, final)
-            irregular = finished
-            if isinstance(final_observations, np.ndarray):
-                finished_infos = {
-                    key: _rows(value, finished, n) for key, value in step_infos.items()
-                }
-                irregular_arrays = {
-                    **finished_infos,
-                    "final_observation": final_observations[finished],
-                    "final_info": finished_infos,
-                    "reset_info": reset_infos,
-                }
+            observations = self._observe()
+            infos = _LazyInfos(n, rows.info, rows.columns)
         else:
-            build = _step_info_builder(step_infos, n)
-        infos = _LazyInfos(n, build, InfoColumns(step_infos, irregular, irregular_arrays))
-        return VecStepResult(observations, rewards, terminated, truncated, infos)
+            infos = _step_infos(step_infos, n)
+        return _vec_step_result((observations, rewards, terminated, truncated, infos))
 
     async def async_reset(
         self, *, seed: SeedArg = None, options: OptionsArg = None
@@ -223,6 +215,14 @@ class NativeVecEnv(RngMixin, VecEnv):
         return [value] * self.num_envs
 
     def _batch_actions(self, actions: Any) -> Any:
+        if type(actions) is np.ndarray and actions.ndim:  # the usual batch: one check left
+            if len(actions) != self.num_envs:
+                raise ValueError(
+                    f"actions must have a leading axis of num_envs ({self.num_envs}), "
+                    f"got shape {actions.shape}"
+                )
+            _check_batch_shape(self.batch_action_space, actions)
+            return actions
         if isinstance(actions, list):
             if len(actions) != self.num_envs:
                 raise ValueError(
@@ -285,8 +285,10 @@ def _rows(value: Any, indices: np.ndarray, n: int) -> Any:
 # The builders of lazy infos are partials of module functions, not closures: a ProcVecEnv worker
 # or Ray actor running a native slice pickles them every step, and a closure would travel by value
 # (code and all) where a partial travels as a reference and its arrays.
-def _step_info_builder(step_infos: InfoArrays, n: int) -> Callable[[int], dict[str, Any]]:
-    return functools.partial(_step_info, step_infos, n)
+def _step_infos(step_infos: InfoArrays, n: int) -> _LazyInfos:
+    """Infos that are each sub-env's row of ``step_infos``."""
+    columns = InfoColumns(step_infos, _NO_ROWS, None)
+    return _LazyInfos(n, functools.partial(_step_info, step_infos, n), columns)
 
 
 def _step_info(step_infos: InfoArrays, n: int, i: int) -> dict[str, Any]:
@@ -308,8 +310,22 @@ def _next_step_info(
     return info_row(reset_infos, position, len(replaced))
 
 
-class _FinalRows:
-    """What a finished sub-env's step produced before its autoreset."""
+class _AutoresetRows:
+    """What a step whose finished sub-envs were reset in it left: the step's info arrays and
+    results, and the resets' infos. Their per-env infos (``info``) and the infos as columns
+    (``columns``) are built from it only when read; a caller who reads neither pays one
+    object per step."""
+
+    __slots__ = (
+        "finished",
+        "observations",
+        "reset_infos",
+        "rewards",
+        "space",
+        "step_infos",
+        "terminated",
+        "truncated",
+    )
 
     def __init__(
         self,
@@ -318,14 +334,44 @@ class _FinalRows:
         rewards: np.ndarray,
         terminated: np.ndarray,
         truncated: np.ndarray,
+        step_infos: InfoArrays,
+        finished: np.ndarray,
+        reset_infos: InfoArrays,
     ) -> None:
         self.space = space
-        self.observations = observations
+        self.observations = observations  # the step's, before the resets
         self.rewards = rewards
         self.terminated = terminated
         self.truncated = truncated
+        self.step_infos = step_infos
+        self.finished = finished
+        self.reset_infos = reset_infos
 
-    def step_result(self, i: int, info: dict[str, Any]) -> StepResult:
+    def info(self, i: int) -> dict[str, Any]:
+        """Sub-env i's info: its row of the step's, with the autoreset keys if it finished."""
+        n = len(self.rewards)
+        info = info_row(self.step_infos, i, n)
+        position = _position(self.finished, i)
+        if position is None:
+            return info
+        reset = ResetResult(None, info_row(self.reset_infos, position, len(self.finished)))
+        return autoreset_result(self._step_result(i, info), reset).info
+
+    def columns(self) -> InfoColumns:
+        """The infos as arrays: the finished rows' as arrays too when the observations are."""
+        if not isinstance(self.observations, np.ndarray):
+            return InfoColumns(self.step_infos, self.finished, None)
+        finished, n = self.finished, len(self.rewards)
+        finished_infos = {key: _rows(value, finished, n) for key, value in self.step_infos.items()}
+        irregular_arrays = {
+            **finished_infos,
+            "final_observation": self.observations[finished],
+            "final_info": finished_infos,
+            "reset_info": self.reset_infos,
+        }
+        return InfoColumns(self.step_infos, finished, irregular_arrays)
+
+    def _step_result(self, i: int, info: dict[str, Any]) -> StepResult:
         if isinstance(self.observations, np.ndarray):
             observation = self.observations[i]
         else:
@@ -337,32 +383,6 @@ class _FinalRows:
             bool(self.truncated[i]),
             info,
         )
-
-
-def _autoreset_info_builder(
-    step_infos: InfoArrays,
-    n: int,
-    finished: np.ndarray,
-    reset_infos: InfoArrays,
-    final: _FinalRows,
-) -> Callable[[int], dict[str, Any]]:
-    return functools.partial(_autoreset_info, step_infos, n, finished, reset_infos, final)
-
-
-def _autoreset_info(
-    step_infos: InfoArrays,
-    n: int,
-    finished: np.ndarray,
-    reset_infos: InfoArrays,
-    final: _FinalRows,
-    i: int,
-) -> dict[str, Any]:
-    info = info_row(step_infos, i, n)
-    position = _position(finished, i)
-    if position is None:
-        return info
-    reset = ResetResult(None, info_row(reset_infos, position, len(finished)))
-    return autoreset_result(final.step_result(i, info), reset).info
 
 
 def _position(indices: np.ndarray, i: int) -> int | None:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import Env, ResetResult, StepResult, _step_result
 from sekai.envs.classic_control._common import FloatState, discrete_action, uniform_bounds
 from sekai.envs.classic_control._drawing import draw_cartpole
 from sekai.spaces import Box, Discrete
@@ -63,8 +63,9 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         if self._state is None:
             raise RuntimeError("CartPoleEnv.step() called before reset()")
         x, x_dot, theta, theta_dot = self._state
-        push = discrete_action(action, 2, "CartPole actions are 0 (left) and 1 (right)")
-        force = self.force_mag if push == 1 else -self.force_mag
+        if type(action) is not int or not 0 <= action < 2:  # a vector env's actions are ints
+            action = discrete_action(action, 2, "CartPole actions are 0 (left) and 1 (right)")
+        force = self.force_mag if action == 1 else -self.force_mag
         cos_theta = math.cos(theta)
         sin_theta = math.sin(theta)
         total_mass = self.total_mass
@@ -92,8 +93,9 @@ class CartPoleEnv(Env[np.ndarray, int | np.integer[Any]]):
         reward = 1.0
         if terminated:
             reward = self._terminal_reward()
-        self._show_frame()
-        return StepResult(np.array(self._state, np.float32), reward, terminated, False, {})
+        if self._window is not None:
+            self._show_frame()
+        return _step_result((np.array(self._state, np.float32), reward, terminated, False, {}))
 
     def render(self) -> np.ndarray | None:
         """With ``render_mode="rgb_array"``, the cart and pole as a (400, 600, 3) uint8 image,

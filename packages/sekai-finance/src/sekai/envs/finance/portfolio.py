@@ -245,7 +245,11 @@ class PortfolioEnv(HistoryEnv):
             max_leverage = self._max_leverage if self._allow_short else None
             weights = check_weights(np.asarray([action]), self._n_assets, max_leverage)
             targets = weights[0, :-1].tolist()
-        return self._finish_step(model.step_one(targets, self.rng))
+        result = model.step_one(targets, self._rng or self.rng)  # the property only if unset
+        if self._trace is None:  # _finish_step's work without the call
+            self._last = result
+            return result
+        return self._finish_step(result)
 
 
 def _positive(name: str, value: Any) -> float:
