@@ -223,3 +223,50 @@ def test_wrapped_envs_pickle_and_deepcopy_with_their_state():
         result = clone.step(1)
         assert result.observation.tolist() == [4.0] and result.info["elapsed_steps"] == 2
     assert env.elapsed_steps == 1
+
+
+def test_order_enforcing_keeps_async_steps_concurrent():
+    """make() wraps every env in OrderEnforcing; its fast sync step must not turn its async
+    step into a call of the inner env's sync step."""
+    from sekai.wrappers import OrderEnforcing
+
+    log = []
+    envs = [OrderEnforcing(TimeLimit(SlowCountingEnv(name, log), 5)) for name in ("a", "b")]
+
+    async def run():
+        await asyncio.gather(*(env.async_reset(seed=0) for env in envs))
+        log.clear()
+        return await asyncio.gather(*(env.async_step(0) for env in envs))
+
+    asyncio.run(run())
+    assert log == ["a step start", "b step start", "a step end", "b step end"]
+
+
+@pytest.mark.parametrize("hook", ["before_step", "after_step"])
+def test_a_subclass_of_a_fast_wrapper_keeps_its_step_hooks(hook):
+    """TimeLimit and OrderEnforcing write their hooks inline in step(); a subclass overriding a
+    step hook must still have it called, sync and async."""
+    from sekai.wrappers import OrderEnforcing
+
+    calls = []
+
+    def before_step(self, action):
+        calls.append("before")
+        return super(type(self), self).before_step(action)
+
+    def after_step(self, result):
+        calls.append("after")
+        return super(type(self), self).after_step(result)
+
+    for base in (TimeLimit, OrderEnforcing):
+        calls.clear()
+        hooked = type(
+            "Hooked", (base,), {hook: before_step if hook == "before_step" else after_step}
+        )
+        env = hooked(CountingEnv(), 5) if base is TimeLimit else hooked(CountingEnv())
+        env.reset()
+        result = env.step(0)
+        asyncio.run(env.async_step(0))
+        assert calls == [hook.split("_")[0]] * 2
+        if base is TimeLimit:
+            assert result.info["elapsed_steps"] == 1

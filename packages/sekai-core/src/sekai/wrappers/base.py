@@ -37,6 +37,32 @@ def route_async_to_sync_overrides(cls: type) -> None:
             setattr(cls, f"async_{name}", via_sync)
 
 
+def _inline_step_hooks(step: Any) -> Any:
+    """Mark a wrapper's ``step`` as ``Wrapper.step`` with the class's own step hooks written
+    inline (a speed-up for wrappers around every env). Its async twin stays the hook-based
+    one, and a subclass that overrides ``before_step`` or ``after_step`` gets the hook-based
+    ``step`` back, so the hooks keep their documented meaning."""
+    step._inlined_step_hooks = True
+    return step
+
+
+def _keep_step_hooks(cls: type) -> None:
+    """``_inline_step_hooks``'s promise, for a subclass being defined."""
+    if "step" in vars(cls):
+        if getattr(vars(cls)["step"], "_inlined_step_hooks", False) and "async_step" not in vars(
+            cls
+        ):
+            cls.async_step = Wrapper.async_step  # type: ignore[method-assign]
+        return
+    if not getattr(cls.step, "_inlined_step_hooks", False):  # type: ignore[attr-defined]
+        return
+    owner = next(base for base in cls.__mro__ if "step" in vars(base))
+    if any(
+        getattr(cls, hook) is not getattr(owner, hook) for hook in ("before_step", "after_step")
+    ):
+        cls.step = Wrapper.step  # type: ignore[method-assign]
+
+
 async def _async_step_via_step(self: Any, action: Any) -> Any:
     return self.step(action)
 
@@ -54,6 +80,7 @@ class Wrapper(Env[ObsType, ActType]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        _keep_step_hooks(cls)
         route_async_to_sync_overrides(cls)
 
     def __init__(self, env: Env[Any, Any]) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from sekai._warnings import warn
 from sekai.core import ActType, EnvClosed, ObsType, ResetResult, StepResult
-from sekai.wrappers.base import Wrapper
+from sekai.wrappers.base import Wrapper, _inline_step_hooks
 
 
 class ResetNeeded(RuntimeError):
@@ -56,8 +56,8 @@ class OrderEnforcing(Wrapper[ObsType, ActType]):
             self._ended = "terminated" if result[2] else "was truncated"
         return result
 
+    @_inline_step_hooks  # make() puts this wrapper around every env: every step pays it
     def step(self, action: ActType) -> StepResult:
-        # the hooks inlined: make() puts this wrapper around every env, so every step pays it
         if self._ended is not None or self.closed or not self.has_reset:
             return self.after_step(self.env.step(self.before_step(action)))
         result = self.env.step(action)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sekai.checks import check_positive_int
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, _step_result
-from sekai.wrappers.base import Wrapper
+from sekai.wrappers.base import Wrapper, _inline_step_hooks
 
 
 class TimeLimit(Wrapper[ObsType, ActType]):
@@ -31,13 +31,10 @@ class TimeLimit(Wrapper[ObsType, ActType]):
         truncated = bool(truncated) or self.elapsed_steps >= self.max_episode_steps
         return StepResult(observation, reward, terminated, truncated, info)
 
+    @_inline_step_hooks  # make() puts this wrapper around most envs: every step pays it
     def step(self, action: ActType) -> StepResult:
-        # after_step inlined (before_step is the identity): make() puts this wrapper around
-        # most envs, so every step of a SyncVecEnv of them pays it
         observation, reward, terminated, truncated, info = self.env.step(action)
         elapsed = self.elapsed_steps = self.elapsed_steps + 1
         truncated = bool(truncated) or elapsed >= self.max_episode_steps
         info = {**info, "elapsed_steps": elapsed}
         return _step_result((observation, reward, terminated, truncated, info))
-
-    async_step = Wrapper.async_step  # through the hooks, still awaiting the inner env
