@@ -24,7 +24,7 @@ from typing import Any
 
 import numba
 
-from sekai.finance.order_book import BUY
+from sekai.finance.order_book import BUY, SELL
 
 # Reference counting off (``_nrt=False``, an option of numba's CPU target that its typing stubs
 # leave out): the kernels only index arrays the caller owns and allocate nothing, and the
@@ -70,26 +70,27 @@ def after_removal(volume: Any, best: Any, b: int, side: int, price: int) -> None
 
 
 @inline
-def top_levels(
-    volume: Any, b: int, side: int, price: int, limit: int, ticks: Any, lots: Any
-) -> None:
-    """The filled levels of a side from ``price`` out to ``limit`` (see :func:`outward`), best
-    first, into ``ticks`` and ``lots`` (as many as they hold); tick -1 and 0 lots past the
-    last level."""
-    step = -1 if side == BUY else 1
-    k = 0
-    while k < len(ticks):
-        price = outward(volume, b, side, price, limit)
-        if (price <= limit) if side == BUY else (price >= limit):
-            break
-        ticks[k] = price
-        lots[k] = volume[side, price, b]
-        k += 1
-        price += step
-    while k < len(ticks):
-        ticks[k] = -1
-        lots[k] = 0
-        k += 1
+def top_levels(volume: Any, best: Any, b: int, bid_limit: int, ask_limit: int, out: Any) -> None:
+    """Book ``b``'s filled levels of each side from its best out to the side's limit (see
+    :func:`outward`), best first, into ``out`` (side, level, then tick and lots; as many
+    levels as it holds); tick -1 and 0 lots past the last level."""
+    for side in (BUY, SELL):
+        price = best[b, side]
+        limit = bid_limit if side == BUY else ask_limit
+        step = -1 if side == BUY else 1
+        k = 0
+        while k < out.shape[1]:
+            price = outward(volume, b, side, price, limit)
+            if (price <= limit) if side == BUY else (price >= limit):
+                break
+            out[side, k, 0] = price
+            out[side, k, 1] = volume[side, price, b]
+            k += 1
+            price += step
+        while k < out.shape[1]:
+            out[side, k, 0] = -1
+            out[side, k, 1] = 0
+            k += 1
 
 
 @inline

@@ -88,7 +88,7 @@ class LevelBooks:
         # memory, as their lots at one tick are
         self.tape = np.zeros((TAPE, n), np.int64)
         self.fills = np.empty(n, np.int64)
-        self._levels: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+        self._levels: NDArray[np.int64] | None = None  # (n, 2, K, 2): see view()
         self._tick_price = np.asarray(config.price(np.arange(ticks)), np.float64)
         self._state = (
             self._lots,
@@ -183,18 +183,15 @@ class LevelBooks:
     def view(self, trader: int, window: int) -> TraderView:
         """Trader ``trader``'s view of every book: the top levels within ``window`` ticks."""
         if self._levels is None:  # the same for every trader until the next event
-            k = self.config.book_levels
-            prices = np.empty((2, self.n, k), np.int64)
-            volumes = np.empty((2, self.n, k), np.int64)
-            _top_levels(self._lots, self.best, window, prices, volumes)
-            self._levels = prices, volumes
-        prices, volumes = self._levels
+            self._levels = np.empty((self.n, 2, self.config.book_levels, 2), np.int64)
+            _top_levels(self._lots, self.best, window, self._levels)
+        levels = self._levels
         own = [self.orders[:, side, trader, PRICE : SIZE + 1] for side in (BUY, SELL)]
         return TraderView(
-            prices[BUY],
-            volumes[BUY],
-            prices[SELL],
-            volumes[SELL],
+            levels[:, BUY, :, 0],
+            levels[:, BUY, :, 1],
+            levels[:, SELL, :, 0],
+            levels[:, SELL, :, 1],
             self.inventory[:, trader],
             self.cash[:, trader],
             own[0],
@@ -582,21 +579,13 @@ def _run_flow(
 
 
 @jit
-def _top_levels(volume: Any, best: Any, window: int, prices: Any, volumes: Any) -> None:
-    """(2, n, K) ticks and lots of each side's first K filled levels within ``window`` ticks of
-    its best, best first; tick -1 and 0 lots past the last one."""
+def _top_levels(volume: Any, best: Any, window: int, levels: Any) -> None:
+    """(n, 2, K, 2) each book's first K filled levels of each side within ``window`` ticks of
+    its best, best first, as tick and lots; tick -1 and 0 lots past the last one."""
     for b in range(volume.shape[2]):
-        bid, ask = best[b, BUY], best[b, SELL]
-        top_levels(volume, b, BUY, bid, max(bid - window, -1), prices[BUY, b], volumes[BUY, b])
-        top_levels(
-            volume,
-            b,
-            SELL,
-            ask,
-            min(ask + window, volume.shape[1]),
-            prices[SELL, b],
-            volumes[SELL, b],
-        )
+        bid_limit = max(best[b, BUY] - window, -1)
+        ask_limit = min(best[b, SELL] + window, volume.shape[1])
+        top_levels(volume, best, b, bid_limit, ask_limit, levels[b])
 
 
 @jit
