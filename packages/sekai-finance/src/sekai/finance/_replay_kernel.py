@@ -10,7 +10,9 @@ best price first, as ``OrderBook`` does. Given the orderbook rows, after each me
 N levels are set to the row by ``lobster.replay``'s rule: volume the book holds beyond the row
 is cancelled (legacy first, then the newest orders), volume the row shows and the book lacks
 becomes legacy; each change is recorded as a correction for the replay windows' queues.
-numba is imported here only.
+The level rules (best prices, the top levels, legacy volume taken and added) are the engine's
+(``_lob_engine``), on the one-book case of its level arrays; the order-id table is this
+replay's. numba is imported here and there only.
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance._lob_engine import (
+    add_anonymous,
+    after_removal,
+    improve_best,
+    outward,
+    take_anonymous,
+    top_levels,
+)
 from sekai.finance.lobster import DELETE, EXECUTE, SUBMIT, _check_replay
 from sekai.finance.order_book import BUY, SELL
 
@@ -95,8 +105,12 @@ def _run(
     ids, slots = np.unique(messages["order_id"], return_inverse=True)
     sides = np.where(messages["direction"] == 1, BUY, SELL).astype(np.int64)
     top = np.empty((len(messages) + 1, 2, levels, 2), np.int64)
-    volume = np.array(opening, np.int64, copy=True)
-    _opening_top(volume, top[0])
+    volume = np.array(opening, np.int64)[:, :, None].copy()  # the engine's one-book case
+    bids, asks = np.flatnonzero(opening[BUY]), np.flatnonzero(opening[SELL])
+    best = np.array([[bids[-1] if len(bids) else -1, asks[0] if len(asks) else n_ticks]], np.int64)
+    # the lowest bid and the highest ask ever held bound the scans for the top levels
+    bounds = np.array([bids[0] if len(bids) else n_ticks, asks[-1] if len(asks) else -1], np.int64)
+    _top(volume, best, bounds, top[0])
     lots, arrival = np.empty(len(messages), np.int64), np.empty(len(messages), np.int64)
     row_ticks, row_sizes = _rows(orderbook, len(messages), tick, price_offset)
     unmatched, reconciliations, n_fixes, fixes = _replay(
@@ -106,6 +120,8 @@ def _run(
         ticks,
         sides,
         volume,
+        best,
+        bounds,
         len(ids),
         top[1:],
         lots,
@@ -117,15 +133,16 @@ def _run(
     record = ReplayRecord(
         kinds, ticks, sides, lots, arrival, top, int(reconciliations), fixes[:n_fixes].copy()
     )
-    return record, volume, int(unmatched)
+    return record, volume[:, :, 0], int(unmatched)
 
 
 def _rows(
     orderbook: NDArray[Any] | None, n: int, tick: int, price_offset: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The rows' ticks and sizes, each ``(n, 2, N)`` (side BUY/SELL, level best first; tick
-    0 and size 0 where a level is empty, as ``lobster._row_ticks``); ``(n, 2, 0)`` without
-    an orderbook."""
+    0 and size 0 where a level is empty, as ``lobster._row_ticks``, compiled: one pass over
+    the strided fields instead of NumPy's several, for twice the rows per second);
+    ``(n, 2, 0)`` without an orderbook."""
     if orderbook is None:
         return np.zeros((n, 2, 0), np.int64), np.zeros((n, 2, 0), np.int64)
     depth = orderbook.dtype["bid_size"].shape[0]
@@ -153,12 +170,6 @@ def _row_arrays(prices, sizes, tick, price_offset, row_ticks, row_sizes):  # typ
 
 
 @_jit
-def _opening_top(volume, out):  # type: ignore[no-untyped-def]
-    n_ticks = volume.shape[1]
-    _top(volume, n_ticks - 1, 0, 0, n_ticks - 1, out)
-
-
-@_jit
 def _replay(  # type: ignore[no-untyped-def]
     kinds,
     slots,
@@ -166,6 +177,8 @@ def _replay(  # type: ignore[no-untyped-def]
     ticks,
     sides,
     volume,
+    best,
+    bounds,
     n_slots,
     top,
     lots_of,
@@ -174,7 +187,8 @@ def _replay(  # type: ignore[no-untyped-def]
     row_ticks,
     row_sizes,
 ):
-    """Replay into ``volume``; write the top levels after message k into ``top[k]``, the lots
+    """Replay into ``volume`` (2, ticks, 1), its ``best`` (1, 2) and ``bounds`` (the lowest
+    bid and highest ask held); write the top levels after message k into ``top[k]``, the lots
     message k put on its level (a submission: what rests of it) or took off it (a cancel,
     delete or execution) into ``lots_of[k]`` (0 for the other types), and into
     ``arrival[k]`` the index of the submission of the order message k names (-1: an order
@@ -192,19 +206,7 @@ def _replay(  # type: ignore[no-untyped-def]
     prv = np.full(n_slots, -1, np.int64)
     head = np.full((2, n_ticks), -1, np.int64)
     tail = np.full((2, n_ticks), -1, np.int64)
-    bid = n_ticks - 1
-    while bid >= 0 and volume[BUY, bid] == 0:
-        bid -= 1
-    ask = 0
-    while ask < n_ticks and volume[SELL, ask] == 0:
-        ask += 1
-    # the lowest bid and the highest ask ever held bound the scans for the top levels
-    low = 0
-    while low < n_ticks and volume[BUY, low] == 0:
-        low += 1
-    high = n_ticks - 1
-    while high >= 0 and volume[SELL, high] == 0:
-        high -= 1
+    seen = np.empty((2, row_sizes.shape[2], 2), np.int64)  # the top levels a row shows
     unmatched = reconciled = n_fixes = 0
     fixes = np.empty((16, FIX_FIELDS), np.int64)
     for k in range(len(kinds)):
@@ -212,16 +214,11 @@ def _replay(  # type: ignore[no-untyped-def]
         lots_of[k], arrival[k] = 0, -1
         if kind == SUBMIT:
             arrival[k] = arrived[slot] = k
-            if side == BUY:
-                while lots and ask < n_ticks and ask <= price:
-                    lots = _take(SELL, ask, lots, volume, legacy, size, head, tail, nxt, prv)
-                    while ask < n_ticks and volume[SELL, ask] == 0:
-                        ask += 1
-            else:
-                while lots and bid >= 0 and bid >= price:
-                    lots = _take(BUY, bid, lots, volume, legacy, size, head, tail, nxt, prv)
-                    while bid >= 0 and volume[BUY, bid] == 0:
-                        bid -= 1
+            maker = 1 - side
+            while lots and (best[0, SELL] <= price if side == BUY else best[0, BUY] >= price):
+                at = best[0, maker]
+                lots = _take(maker, at, lots, volume, legacy, size, head, tail, nxt, prv)
+                after_removal(volume, best, 0, maker, at)
             if lots:
                 size[slot], side_of[slot], tick_of[slot] = lots, side, price
                 nxt[slot], prv[slot] = -1, tail[side, price]
@@ -230,12 +227,10 @@ def _replay(  # type: ignore[no-untyped-def]
                 else:
                     head[side, price] = slot
                 tail[side, price] = slot
-                volume[side, price] += lots
+                volume[side, price, 0] += lots
                 lots_of[k] = lots
-                if side == BUY:
-                    bid, low = max(bid, price), min(low, price)
-                else:
-                    ask, high = min(ask, price), max(high, price)
+                improve_best(best, 0, side, price)
+                _widen(bounds, side, price)
         elif kind <= EXECUTE:
             if size[slot]:
                 side, price = side_of[slot], tick_of[slot]
@@ -245,74 +240,75 @@ def _replay(  # type: ignore[no-untyped-def]
                         unmatched += 1
                     cut = size[slot]
                 size[slot] -= cut
-                volume[side, price] -= cut
+                volume[side, price, 0] -= cut
                 arrival[k] = arrived[slot]
                 if size[slot] == 0:
                     _unlink(slot, side, price, head, tail, nxt, prv)
             else:
-                cut = min(lots, legacy[side, price])
-                legacy[side, price] -= cut
-                volume[side, price] -= cut
+                cut = take_anonymous(volume, legacy, 0, side, price, lots)
                 if cut < lots:
                     unmatched += 1
             lots_of[k] = cut
-            if volume[side, price] == 0:
-                if side == BUY:
-                    while bid >= 0 and volume[BUY, bid] == 0:
-                        bid -= 1
-                else:
-                    while ask < n_ticks and volume[SELL, ask] == 0:
-                        ask += 1
+            after_removal(volume, best, 0, side, price)
         # hidden executions, cross trades and halts change no level
-        if reconciling and not _matches(volume, bid, ask, low, high, row_ticks[k], row_sizes[k]):
-            reconciled += 1
-            fixes, n_fixes = _reconcile(
-                k, volume, legacy, size, arrived, tail, prv, nxt, head, bid, ask, low, high,
-                row_ticks[k], row_sizes[k], fixes, n_fixes,
-            )  # fmt: skip
-            while bid >= 0 and volume[BUY, bid] == 0:
-                bid -= 1
-            while ask < n_ticks and volume[SELL, ask] == 0:
-                ask += 1
-            for level in range(row_sizes.shape[2]):
-                if row_sizes[k, BUY, level]:
-                    bid = max(bid, row_ticks[k, BUY, level])
-                    low = min(low, row_ticks[k, BUY, level])
-                if row_sizes[k, SELL, level]:
-                    ask = min(ask, row_ticks[k, SELL, level])
-                    high = max(high, row_ticks[k, SELL, level])
-        _top(volume, bid, ask, low, high, top[k])
+        shown = False
+        if reconciling:
+            _top(volume, best, bounds, seen)
+            shown = _shows(seen, row_ticks[k], row_sizes[k])
+            if not shown:
+                reconciled += 1
+                fixes, n_fixes = _reconcile(
+                    k, volume, legacy, size, arrived, tail, prv, nxt, head, best, bounds,
+                    row_ticks[k], row_sizes[k], fixes, n_fixes,
+                )  # fmt: skip
+                best[0, BUY] = outward(volume, 0, BUY, best[0, BUY], -1)
+                best[0, SELL] = outward(volume, 0, SELL, best[0, SELL], n_ticks)
+                for side in (BUY, SELL):
+                    for level in range(row_sizes.shape[2]):
+                        if row_sizes[k, side, level]:
+                            improve_best(best, 0, side, row_ticks[k, side, level])
+                            _widen(bounds, side, row_ticks[k, side, level])
+        if shown and top.shape[2] <= seen.shape[1]:  # the book's top levels, read already
+            top[k] = seen[:, : top.shape[2]]
+        else:
+            _top(volume, best, bounds, top[k])
     return unmatched, reconciled, n_fixes, fixes
 
 
 @_jit
-def _matches(volume, bid, ask, low, high, row_ticks, row_sizes):  # type: ignore[no-untyped-def]
-    """Whether the book's top levels are an orderbook row's (``row_ticks``/``row_sizes``,
-    (2, N): side, level best first, size 0 where empty)."""
+def _widen(bounds, side, price):  # type: ignore[no-untyped-def]
+    """Keep ``bounds`` the lowest bid and the highest ask ever held, lots having come to
+    ``price``."""
+    if side == BUY:
+        bounds[BUY] = min(bounds[BUY], price)
+    else:
+        bounds[SELL] = max(bounds[SELL], price)
+
+
+@_jit
+def _top(volume, best, bounds, out):  # type: ignore[no-untyped-def]
+    """The top levels of both sides into ``out`` (side, level, tick/lots; -1 and 0 past the
+    last level); no bid lies below ``bounds[BUY]``, no ask above ``bounds[SELL]``."""
+    top_levels(volume, best, 0, bounds[BUY] - 1, bounds[SELL] + 1, out)
+
+
+@_jit
+def _shows(seen, row_ticks, row_sizes):  # type: ignore[no-untyped-def]
+    """Whether the book's top levels ``seen`` (``_top``, as deep as the row) are an orderbook
+    row's (``row_ticks``/``row_sizes``, (2, N): side, level best first, size 0 where empty)."""
     for side in (BUY, SELL):
-        price = bid if side == BUY else ask
         for level in range(row_sizes.shape[1]):
-            if side == BUY:
-                while price >= low and volume[BUY, price] == 0:
-                    price -= 1
-                found = price >= low
-            else:
-                while price <= high and volume[SELL, price] == 0:
-                    price += 1
-                found = price <= high
-            if not found:
-                if row_sizes[side, level]:
-                    return False
-                continue
-            if row_sizes[side, level] != volume[side, price] or row_ticks[side, level] != price:
+            wanted = row_sizes[side, level]
+            if seen[side, level, 1] != wanted or (
+                wanted and seen[side, level, 0] != row_ticks[side, level]
+            ):
                 return False
-            price += -1 if side == BUY else 1
     return True
 
 
 @_jit
 def _reconcile(  # type: ignore[no-untyped-def]
-    k, volume, legacy, size, arrived, tail, prv, nxt, head, bid, ask, low, high,
+    k, volume, legacy, size, arrived, tail, prv, nxt, head, best, bounds,
     row_ticks, row_sizes, fixes, n_fixes,
 ):  # fmt: skip
     """``lobster._reconcile`` on the level arrays, after message k: on each side, the volume
@@ -320,52 +316,49 @@ def _reconcile(  # type: ignore[no-untyped-def]
     the row shows fewer than N levels), is cancelled, legacy first, then the newest orders;
     then what the row shows beyond the book's volume is added as legacy. Every change is
     appended to ``fixes``; return them (grown if needed) and their count."""
-    n_ticks, depth = volume.shape[1], row_sizes.shape[1]
+    depth = row_sizes.shape[1]
     for side in (BUY, SELL):
         shown = 0
         while shown < depth and row_sizes[side, shown]:
             shown += 1
+        # the ticks past the last one to look at (the row's last level's, or the side's end)
         if side == BUY:
-            first, last, step = bid, low, -1
+            step, last = -1, bounds[BUY]
             if shown == depth:
-                last = max(low, row_ticks[side, depth - 1])
+                last = max(last, row_ticks[side, depth - 1])
         else:
-            first, last, step = ask, high, 1
+            step, last = 1, bounds[SELL]
             if shown == depth:
-                last = min(high, row_ticks[side, depth - 1])
-        price = first
-        while 0 <= price < n_ticks and (price >= last if side == BUY else price <= last):
-            if volume[side, price]:
-                wanted = 0
-                for level in range(shown):
-                    if row_ticks[side, level] == price:
-                        wanted = row_sizes[side, level]
-                excess = volume[side, price] - wanted
-                if excess > 0:
-                    take = min(excess, legacy[side, price])
-                    if take:
-                        legacy[side, price] -= take
-                        volume[side, price] -= take
-                        excess -= take
-                        fixes, n_fixes = _fix(fixes, n_fixes, k, side, price, -take, -1)
-                    slot = tail[side, price]
-                    while excess and slot >= 0:
-                        before = prv[slot]
-                        cut = min(excess, size[slot])
-                        size[slot] -= cut
-                        volume[side, price] -= cut
-                        excess -= cut
-                        fixes, n_fixes = _fix(fixes, n_fixes, k, side, price, -cut, arrived[slot])
-                        if size[slot] == 0:
-                            _unlink(slot, side, price, head, tail, nxt, prv)
-                        slot = before
-            price += step
+                last = min(last, row_ticks[side, depth - 1])
+        price = outward(volume, 0, side, best[0, side], last + step)
+        while price > last + step if side == BUY else price < last + step:
+            wanted = 0
+            for level in range(shown):
+                if row_ticks[side, level] == price:
+                    wanted = row_sizes[side, level]
+            excess = volume[side, price, 0] - wanted
+            if excess > 0:
+                take = take_anonymous(volume, legacy, 0, side, price, excess)
+                if take:
+                    excess -= take
+                    fixes, n_fixes = _fix(fixes, n_fixes, k, side, price, -take, -1)
+                slot = tail[side, price]
+                while excess and slot >= 0:
+                    before = prv[slot]
+                    cut = min(excess, size[slot])
+                    size[slot] -= cut
+                    volume[side, price, 0] -= cut
+                    excess -= cut
+                    fixes, n_fixes = _fix(fixes, n_fixes, k, side, price, -cut, arrived[slot])
+                    if size[slot] == 0:
+                        _unlink(slot, side, price, head, tail, nxt, prv)
+                    slot = before
+            price = outward(volume, 0, side, price + step, last + step)
         for level in range(shown):
             price = row_ticks[side, level]
-            missing = row_sizes[side, level] - volume[side, price]
+            missing = row_sizes[side, level] - volume[side, price, 0]
             if missing > 0:
-                legacy[side, price] += missing
-                volume[side, price] += missing
+                add_anonymous(volume, legacy, 0, side, price, missing)
                 fixes, n_fixes = _fix(fixes, n_fixes, k, side, price, missing, -1)
     return fixes, n_fixes
 
@@ -385,15 +378,12 @@ def _fix(fixes, n_fixes, k, side, price, lots, arrival):  # type: ignore[no-unty
 @_jit
 def _take(maker, price, lots, volume, legacy, size, head, tail, nxt, prv):  # type: ignore[no-untyped-def]
     """Trade up to ``lots`` at one level, legacy first, then the queue; return what is left."""
-    fill = min(lots, legacy[maker, price])
-    legacy[maker, price] -= fill
-    volume[maker, price] -= fill
-    lots -= fill
+    lots -= take_anonymous(volume, legacy, 0, maker, price, lots)
     while lots and head[maker, price] >= 0:
         slot = head[maker, price]
         fill = min(lots, size[slot])
         size[slot] -= fill
-        volume[maker, price] -= fill
+        volume[maker, price, 0] -= fill
         lots -= fill
         if size[slot] == 0:
             _unlink(slot, maker, price, head, tail, nxt, prv)
@@ -411,25 +401,3 @@ def _unlink(slot, side, price, head, tail, nxt, prv):  # type: ignore[no-untyped
     else:
         tail[side, price] = prv[slot]
     nxt[slot] = prv[slot] = -1
-
-
-@_jit
-def _top(volume, bid, ask, low, high, out):  # type: ignore[no-untyped-def]
-    """The top levels of both sides into ``out`` (side, level, tick/lots; -1 and 0 past the
-    last level); no bid lies below ``low``, no ask above ``high``."""
-    price = bid
-    for level in range(out.shape[1]):
-        while price >= low and volume[BUY, price] == 0:
-            price -= 1
-        found = price >= low
-        out[BUY, level, 0] = price if found else -1
-        out[BUY, level, 1] = volume[BUY, price] if found else 0
-        price -= 1
-    price = ask
-    for level in range(out.shape[1]):
-        while price <= high and volume[SELL, price] == 0:
-            price += 1
-        found = price <= high
-        out[SELL, level, 0] = price if found else -1
-        out[SELL, level, 1] = volume[SELL, price] if found else 0
-        price += 1

@@ -23,7 +23,8 @@ lots ahead of it and the message index at which it joined its level:
 
 Every fill is cut to what keeps the agent's inventory within ``max_inventory`` lots (an order
 with no room left is cancelled); makers pay ``maker_fee`` per lot, takers ``taker_fee`` (a
-negative fee is a rebate). numba is imported here only.
+negative fee is a rebate). The inventory cap's room and the accounts are the engine's rules
+(``_lob_engine``). numba is imported here and there only.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from sekai.finance._lob_engine import room, settle
 from sekai.finance.lobster import EXECUTE, EXECUTE_HIDDEN, SUBMIT
 from sekai.finance.order_book import BUY, SELL
 
@@ -157,7 +159,7 @@ def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no
         best = top[k, 1 - side, 0, 0]  # post-only: an order that would cross is dropped
         if best >= 0 and (tick >= best if side == BUY else tick <= best):
             continue
-        size = min(order_size, _room(inventory[w, a], side, max_inventory))
+        size = min(order_size, room(inventory[w, a], side, max_inventory))
         if size > 0:
             orders[w, a, side, 0] = tick
             orders[w, a, side, 1] = size
@@ -168,7 +170,7 @@ def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no
     maker = 1 - market
     orders[w, a, maker, 0] = -1  # self-trade prevention: the agent's own quote goes first
     orders[w, a, maker, 1] = 0
-    left = min(order_size, _room(inventory[w, a], market, max_inventory))
+    left = min(order_size, room(inventory[w, a], market, max_inventory))
     for level in range(top.shape[2]):
         tick, lots = top[k, maker, level, 0], top[k, maker, level, 1]
         if left == 0 or tick < 0:
@@ -176,10 +178,10 @@ def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no
         take = min(left, lots)
         _account(tape, w, a, market, tick, take, taker_fee, False, state)
         left -= take
-    room = _room(inventory[w, a], market, max_inventory)
-    if orders[w, a, market, 1] > room:  # the quote on the traded side, cut to the room left
-        orders[w, a, market, 1] = room
-        if room == 0:
+    cap_room = room(inventory[w, a], market, max_inventory)
+    if orders[w, a, market, 1] > cap_room:  # the quote on the traded side, cut to the room left
+        orders[w, a, market, 1] = cap_room
+        if cap_room == 0:
             orders[w, a, market, 0] = -1
 
 
@@ -187,11 +189,11 @@ def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no
 def _fill(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's resting order on ``side`` trades up to ``lots`` at ``tick``, as the maker."""
     orders, inventory, max_inventory = state[ORDERS], state[INVENTORY], terms[1]
-    size = min(lots, orders[w, a, side, 1], _room(inventory[w, a], side, max_inventory))
+    size = min(lots, orders[w, a, side, 1], room(inventory[w, a], side, max_inventory))
     if size > 0:
         _account(tape, w, a, side, tick, size, terms[2], True, state)
         orders[w, a, side, 1] -= size
-    if min(orders[w, a, side, 1], _room(inventory[w, a], side, max_inventory)) <= 0:
+    if min(orders[w, a, side, 1], room(inventory[w, a], side, max_inventory)) <= 0:
         orders[w, a, side, 0] = -1
         orders[w, a, side, 1] = 0
 
@@ -208,21 +210,13 @@ def _account(tape, w, a, side, tick, lots, fee, maker, state):  # type: ignore[n
         state[FILLS],
         state[N_FILLS],
     )
-    value = tape[6][tick] * lots
-    cash[w, a] += -value if side == BUY else value
-    inventory[w, a] += lots if side == BUY else -lots
-    cash[w, a] -= fee * lots
+    settle(cash, inventory, w, a, side, lots, tape[6][tick], fee)
     fees[w, a] += fee * lots
     j = n_fills[w]
     if j < fills.shape[1]:
         fills[w, j, 0], fills[w, j, 1], fills[w, j, 2] = a, side, tick
         fills[w, j, 3], fills[w, j, 4] = lots, 1 if maker else 0
     n_fills[w] = j + 1
-
-
-@_jit
-def _room(inventory, side, max_inventory):  # type: ignore[no-untyped-def]
-    return max_inventory - inventory if side == BUY else max_inventory + inventory
 
 
 @_jit

@@ -4,11 +4,12 @@ them, for LimitOrderBookMarket (one book) and LimitOrderBookVecEnv (many).
 Each book is a fixed array of lots per tick and side; the public (background) lots of a level
 are anonymous one-lot orders, and each trader's resting order carries its queue position: the
 public lots ahead of it (traders' orders ahead are found by their placement sequence). That is
-enough to reproduce price-time priority exactly for the one-lot public flow. Price-time
-matching, partial fills, cancels, the self-trade policy, queue positions, the flow, the traders'
-instructions and the accounts are written here once, as numba-compiled loops over books and
-events, one call per step; NumPy reads the arrays for views and values. ``cache=True`` compiles
-each kernel once per machine. ``sekai.finance.OrderBook`` is the reference they are tested
+enough to reproduce price-time priority exactly for the one-lot public flow. Which order of a
+level trades first, the self-trade policy, the traders' queue positions, the flow and the
+traders' instructions are written here, as numba-compiled loops over books and events, one call
+per step, over the rules every LOB user shares (levels, best prices, top levels, accounts:
+``sekai.finance._lob_engine``); NumPy reads the arrays for views and values. ``cache=True``
+compiles each kernel once per machine. ``sekai.finance.OrderBook`` is the reference they are tested
 against (tests/finance/lob/test_engine_vs_order_book.py).
 """
 
@@ -18,11 +19,21 @@ import itertools
 import math
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._lob_market import MarketConfig, TraderView
+from sekai.finance._lob_engine import (
+    add_anonymous,
+    after_removal,
+    improve_best,
+    inline,
+    jit,
+    room,
+    settle,
+    take_anonymous,
+    top_levels,
+)
 from sekai.finance.order_book import BUY, PUBLIC, SELL
 from sekai.finance.order_flow import (
     CANCEL,
@@ -77,7 +88,7 @@ class LevelBooks:
         # memory, as their lots at one tick are
         self.tape = np.zeros((TAPE, n), np.int64)
         self.fills = np.empty(n, np.int64)
-        self._levels: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+        self._levels: NDArray[np.int64] | None = None  # (n, 2, K, 2): see view()
         self._tick_price = np.asarray(config.price(np.arange(ticks)), np.float64)
         self._state = (
             self._lots,
@@ -172,18 +183,15 @@ class LevelBooks:
     def view(self, trader: int, window: int) -> TraderView:
         """Trader ``trader``'s view of every book: the top levels within ``window`` ticks."""
         if self._levels is None:  # the same for every trader until the next event
-            k = self.config.book_levels
-            prices = np.empty((2, self.n, k), np.int64)
-            volumes = np.empty((2, self.n, k), np.int64)
-            _top_levels(self._lots, self.best, window, prices, volumes)
-            self._levels = prices, volumes
-        prices, volumes = self._levels
+            self._levels = np.empty((self.n, 2, self.config.book_levels, 2), np.int64)
+            _top_levels(self._lots, self.best, window, self._levels)
+        levels = self._levels
         own = [self.orders[:, side, trader, PRICE : SIZE + 1] for side in (BUY, SELL)]
         return TraderView(
-            prices[BUY],
-            volumes[BUY],
-            prices[SELL],
-            volumes[SELL],
+            levels[:, BUY, :, 0],
+            levels[:, BUY, :, 1],
+            levels[:, SELL, :, 0],
+            levels[:, SELL, :, 1],
             self.inventory[:, trader],
             self.cash[:, trader],
             own[0],
@@ -324,30 +332,16 @@ class BookView:
 # ``state`` is LevelBooks._state: lots and public lots (side, tick, book), best, ref, orders,
 # placed, cash, inventory, tick_price, touched (the lowest and highest tick a lot was placed at),
 # tape, fills.
-# Owners are trader columns; the public is the last column of the accounts.
-# Reference counting off (``_nrt=False``, an option of numba's CPU target that its typing
-# stubs leave out): the kernels only index arrays the caller owns and allocate nothing, and the
-# counting numba adds around every array passed to a helper otherwise doubles the time per
-# event. Small helpers are inlined into the loops that call them. numba has no public spelling
-# of this option (checked on 0.61-0.68); tests/finance/lob/test_numba_option.py fails if the
-# installed numba drops it or it stops removing the counting.
-_jit = numba.njit(cache=True, _nrt=False)  # type: ignore[call-overload]
-_inline = numba.njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
-
-
-@_inline
+# Owners are trader columns; the public is the last column of the accounts. The kernels are
+# compiled with reference counting off (``_lob_engine.jit``), and small helpers are inlined
+# into the loops that call them.
+@inline
 def _public(state: Any) -> int:
     """The public's account column: the one after the traders'."""
     return state[4].shape[2]
 
 
-@_inline
-def _improve_best(best: Any, b: int, side: int, price: int) -> None:
-    if (price > best[b, side]) if side == BUY else (price < best[b, side]):
-        best[b, side] = price
-
-
-@_inline
+@inline
 def _mark_touched(touched: Any, price: int) -> None:
     """Widen the range of ticks that ``LevelBooks.reset`` clears to hold ``price``."""
     if price < touched[0]:
@@ -356,24 +350,7 @@ def _mark_touched(touched: Any, price: int) -> None:
         touched[1] = price
 
 
-@_inline
-def _after_removal(volume: Any, best: Any, b: int, side: int, price: int) -> None:
-    """Move the best of a side whose best level just emptied to the next filled tick."""
-    if volume[side, price, b] != 0 or best[b, side] != price:
-        return
-    ticks = volume.shape[1]
-    if side == BUY:
-        price -= 1
-        while price >= 0 and volume[BUY, price, b] == 0:
-            price -= 1
-    else:
-        price += 1
-        while price < ticks and volume[SELL, price, b] == 0:
-            price += 1
-    best[b, side] = price  # -1 / ticks: the side is empty
-
-
-@_jit
+@jit
 def _take(state: Any, b: int, side: int, taker: int) -> None:
     """One lot of a market order (``side`` is the taker's) against the first lot of the best
     opposite level; an empty side trades nothing. A trader meeting its own order first cancels
@@ -407,24 +384,19 @@ def _take(state: Any, b: int, side: int, taker: int) -> None:
         orders[b, maker_side, maker, SIZE] -= 1
         if orders[b, maker_side, maker, SIZE] == 0:
             orders[b, maker_side, maker, PRICE] = -1
-    else:
-        for u in range(traders):
-            if orders[b, maker_side, u, PRICE] == price:
-                orders[b, maker_side, u, AHEAD] -= 1
-        public[maker_side, price, b] -= 1
-    volume[maker_side, price, b] -= 1
-    value = tick_price[price]
+        volume[maker_side, price, b] -= 1
+    else:  # the first public lot: every trader's order there had it ahead
+        take_anonymous(volume, public, b, maker_side, price, 1)
+        _public_gone(orders, b, maker_side, price, 0)
     buyer, seller = (taker, maker) if side == BUY else (maker, taker)
-    inventory[b, buyer] += 1
-    cash[b, buyer] -= value
-    inventory[b, seller] -= 1
-    cash[b, seller] += value
+    settle(cash, inventory, b, buyer, BUY, 1, tick_price[price], 0.0)
+    settle(cash, inventory, b, seller, SELL, 1, tick_price[price], 0.0)
     tape[fills[b] & (TAPE - 1), b] = ((price * 2 + side) << 32) + (taker << 16) + maker
     fills[b] += 1
-    _after_removal(volume, best, b, maker_side, price)
+    after_removal(volume, best, b, maker_side, price)
 
 
-@_inline
+@inline
 def _rest_public(state: Any, b: int, side: int, price: int) -> bool:
     """One public lot resting at ``price`` unless it is off the grid; False if it crosses
     (then it takes the best opposite lot instead: see :func:`_apply`)."""
@@ -433,28 +405,33 @@ def _rest_public(state: Any, b: int, side: int, price: int) -> bool:
         return True
     if price >= best[b, SELL] if side == BUY else price <= best[b, BUY]:
         return False
-    volume[side, price, b] += 1
-    public[side, price, b] += 1
-    _improve_best(best, b, side, price)
+    add_anonymous(volume, public, b, side, price, 1)
+    improve_best(best, b, side, price)
     _mark_touched(state[9], price)
     return True
 
 
-@_inline
+@inline
 def _cancel_public(state: Any, b: int, side: int, price: int, rank: int) -> None:
     """Cancel the ``rank``-th public lot of a level, where there is one."""
     volume, public, best, orders = state[0], state[1], state[2], state[4]
     if price < 0 or price >= volume.shape[1] or rank >= public[side, price, b]:
         return
-    volume[side, price, b] -= 1
-    public[side, price, b] -= 1
+    take_anonymous(volume, public, b, side, price, 1)
+    _public_gone(orders, b, side, price, rank)
+    after_removal(volume, best, b, side, price)
+
+
+@inline
+def _public_gone(orders: Any, b: int, side: int, price: int, rank: int) -> None:
+    """The traders' queue positions after the ``rank``-th public lot of a level left it:
+    the orders it was ahead of move up one."""
     for u in range(orders.shape[2]):
         if orders[b, side, u, PRICE] == price and orders[b, side, u, AHEAD] > rank:
             orders[b, side, u, AHEAD] -= 1
-    _after_removal(volume, best, b, side, price)
 
 
-@_inline
+@inline
 def _apply(state: Any, b: int, kind: int, side: int, price: int, rank: int) -> None:
     """One flow event in book ``b``: a limit order that crosses and a market order both take
     one lot (one call site, so the compiled loops hold one copy of :func:`_take`)."""
@@ -464,7 +441,7 @@ def _apply(state: Any, b: int, kind: int, side: int, price: int, rank: int) -> N
         _take(state, b, side, _public(state))
 
 
-@_inline
+@inline
 def _cancel_order(state: Any, b: int, trader: int, side: int) -> None:
     """Cancel trader ``trader``'s resting order on ``side`` if there is one."""
     volume, best, orders = state[0], state[2], state[4]
@@ -474,10 +451,10 @@ def _cancel_order(state: Any, b: int, trader: int, side: int) -> None:
     volume[side, price, b] -= orders[b, side, trader, SIZE]
     orders[b, side, trader, PRICE] = -1
     orders[b, side, trader, SIZE] = 0
-    _after_removal(volume, best, b, side, price)
+    after_removal(volume, best, b, side, price)
 
 
-@_inline
+@inline
 def _place(state: Any, b: int, trader: int, side: int, price: int, size: int) -> None:
     """Trader ``trader``'s new order (that does not cross) at the back of its level."""
     volume, public, best, orders, placed = state[0], state[1], state[2], state[4], state[5]
@@ -487,34 +464,27 @@ def _place(state: Any, b: int, trader: int, side: int, price: int, size: int) ->
     orders[b, side, trader, SIZE] = size
     placed[b] += 1
     orders[b, side, trader, SEQ] = placed[b]
-    _improve_best(best, b, side, price)
+    improve_best(best, b, side, price)
     _mark_touched(state[9], price)
 
 
-@_inline
-def _room(state: Any, b: int, trader: int, side: int, cap: int) -> int:
-    """Lots ``trader`` may still buy (``side`` BUY) or sell in book ``b`` within the cap."""
-    inventory = state[7][b, trader]
-    return cap - inventory if side == BUY else cap + inventory
-
-
-@_inline
+@inline
 def _cut_to_room(state: Any, b: int, trader: int, side: int, cap: int) -> None:
     """Cut ``trader``'s resting order on ``side`` to the room the cap leaves (it keeps its
     place in the queue), or cancel it if there is none."""
     volume, orders = state[0], state[4]
     price = orders[b, side, trader, PRICE]
-    room = _room(state, b, trader, side, cap)
-    if price < 0 or orders[b, side, trader, SIZE] <= room:
+    left = room(state[7][b, trader], side, cap)
+    if price < 0 or orders[b, side, trader, SIZE] <= left:
         return
-    if room <= 0:
+    if left <= 0:
         _cancel_order(state, b, trader, side)
     else:
-        volume[side, price, b] -= orders[b, side, trader, SIZE] - room
-        orders[b, side, trader, SIZE] = room
+        volume[side, price, b] -= orders[b, side, trader, SIZE] - left
+        orders[b, side, trader, SIZE] = left
 
 
-@_jit
+@jit
 def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int, cap: int) -> None:
     """Trader ``trader``'s decisions in every book, as LimitOrderBookMarket carries them out:
     a new quote replaces the resting one (one already at that tick keeps its place); post-only,
@@ -533,20 +503,20 @@ def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int
                 crosses = (
                     instruction >= best[b, SELL] if side == BUY else instruction <= best[b, BUY]
                 )
-                lots = min(size, _room(state, b, trader, side, cap))
+                lots = min(size, room(state[7][b, trader], side, cap))
                 if not crosses and lots > 0:
                     _place(state, b, trader, side, instruction, lots)
         if market[b] >= 0:
             side = market[b]
             _cancel_order(state, b, trader, 1 - side)
-            lots = min(size, _room(state, b, trader, side, cap))
+            lots = min(size, room(state[7][b, trader], side, cap))
             if lots > 0:
                 for _ in range(lots):
                     _take(state, b, side, trader)
                 _cut_to_room(state, b, trader, side, cap)
 
 
-@_jit
+@jit
 def _run_flow(
     state: Any,
     rng: Any,
@@ -608,29 +578,17 @@ def _run_flow(
     return applied
 
 
-@_jit
-def _top_levels(volume: Any, best: Any, window: int, prices: Any, volumes: Any) -> None:
-    """(2, n, K) ticks and lots of each side's first K filled levels within ``window`` ticks of
-    its best, best first; tick -1 and 0 lots past the last one."""
-    ticks = volume.shape[1]
-    for side in range(2):
-        step = -1 if side == BUY else 1
-        for b in range(volume.shape[2]):
-            k = 0
-            price = best[b, side]
-            for _ in range(window):
-                if k == prices.shape[2] or price < 0 or price >= ticks:
-                    break
-                if volume[side, price, b] > 0:
-                    prices[side, b, k] = price
-                    volumes[side, b, k] = volume[side, price, b]
-                    k += 1
-                price += step
-            prices[side, b, k:] = -1
-            volumes[side, b, k:] = 0
+@jit
+def _top_levels(volume: Any, best: Any, window: int, levels: Any) -> None:
+    """(n, 2, K, 2) each book's first K filled levels of each side within ``window`` ticks of
+    its best, best first, as tick and lots; tick -1 and 0 lots past the last one."""
+    for b in range(volume.shape[2]):
+        bid_limit = max(best[b, BUY] - window, -1)
+        ask_limit = min(best[b, SELL] + window, volume.shape[1])
+        top_levels(volume, best, b, bid_limit, ask_limit, levels[b])
 
 
-@_jit
+@jit
 def _replay(
     state: Any, kinds: Any, sides: Any, prices: Any, ranks: Any, first: int, stop: int
 ) -> None:
