@@ -46,21 +46,21 @@ def _inline_step_hooks(step: Any) -> Any:
     return step
 
 
-def _keep_step_hooks(cls: type) -> None:
+def _keep_step_hooks(cls: Any) -> None:  # a Wrapper subclass, its methods replaced
     """``_inline_step_hooks``'s promise, for a subclass being defined."""
     if "step" in vars(cls):
         if getattr(vars(cls)["step"], "_inlined_step_hooks", False) and "async_step" not in vars(
             cls
         ):
-            cls.async_step = Wrapper.async_step  # type: ignore[method-assign]
+            cls.async_step = Wrapper.async_step
         return
-    if not getattr(cls.step, "_inlined_step_hooks", False):  # type: ignore[attr-defined]
+    if not getattr(cls.step, "_inlined_step_hooks", False):
         return
     owner = next(base for base in cls.__mro__ if "step" in vars(base))
     if any(
         getattr(cls, hook) is not getattr(owner, hook) for hook in ("before_step", "after_step")
     ):
-        cls.step = Wrapper.step  # type: ignore[method-assign]
+        cls.step = Wrapper.step
 
 
 async def _async_step_via_step(self: Any, action: Any) -> Any:
