@@ -3,7 +3,7 @@ envs, scored against the closed-form optima and the usual baselines (docs/learni
 
     python benchmarks/learning.py [--quick] [--check] [--seeds 0 ...] [--out learning-results]
                                   [--only NAME ...] [--steps N] [--eval-episodes N]
-                                  [--compare learning.json]
+    python benchmarks/learning.py --compare TABLE.json RUN.json
 
 Settings (``--only`` takes their names):
 
@@ -26,8 +26,8 @@ curves; needs matplotlib, the ``plot`` extra) into ``--out``.
 Each setting is trained once per seed of ``--seeds``. A trained policy's score depends on its
 training seed far more than on the evaluation's episodes, so with several seeds the table gives
 each figure's mean over the seeds and their standard deviation: the standard error of one run's
-figure, which is what a second run with another seed should land within. ``--compare`` prints
-where this run's figures land against an earlier run's table (``learning.json``), in those
+figure, which is what a second run with another seed should land within. ``--compare`` trains
+nothing: it prints where a run's figures (its ``learning.json``) land in a table's, in those
 standard errors.
 
 ``--quick`` is the smoke setting CI runs (``nox -s learning``): a small budget, 200
@@ -523,12 +523,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, help="training steps of every setting")
     parser.add_argument("--eval-episodes", type=int, help="evaluation episodes (simulated)")
     parser.add_argument(
-        "--compare", type=Path, help="an earlier run's learning.json: where this run lands"
+        "--compare",
+        type=Path,
+        nargs=2,
+        metavar=("TABLE", "RUN"),
+        help="train nothing: where RUN's figures land in TABLE's (two learning.json files)",
     )
     args = parser.parse_args(argv)
+    if args.compare:
+        table_run, run = (json.loads(path.read_text()) for path in args.compare)
+        print(f"{args.compare[1]} (seeds {run['seeds']}, commit {run['commit']}) against")
+        print(f"{args.compare[0]} (seeds {table_run['seeds']}, commit {table_run['commit']}):")
+        print("\n".join(compare(run["results"], table_run)))
+        return 0
     if len(set(args.seeds)) < len(args.seeds):
         parser.error(f"--seeds repeats a seed: {args.seeds}")
-    earlier = json.loads(args.compare.read_text()) if args.compare else None
     torch.set_num_threads(1)  # a shared 2-core machine: more threads only contend
     names = args.only or list(SETTINGS)
     episodes = args.eval_episodes or (QUICK_EVAL_EPISODES if args.quick else FULL_EVAL_EPISODES)
@@ -561,9 +570,6 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results))
     if len(args.seeds) > 1:
         print(seeds_table(results))
-    if earlier is not None:
-        print(f"against {args.compare} (seeds {earlier['seeds']}, commit {earlier['commit']}):")
-        print("\n".join(compare(results, earlier)))
     print(f"{seconds:.0f} s in all; load average {os.getloadavg()}; wrote {args.out}/learning.json")
     if plot(results, args.out / "learning.png"):
         print(f"wrote {args.out}/learning.png")

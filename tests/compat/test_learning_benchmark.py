@@ -90,3 +90,23 @@ def test_several_seeds_report_the_spread_over_seeds_and_a_new_run_is_placed_in_i
     )
     assert lines[0].endswith("+0.50 standard errors, within")
     assert lines[1].endswith("-7.00 standard errors, outside")
+
+
+def test_compare_trains_nothing_and_prints_where_a_run_lands(tmp_path, capsys):
+    learning = _learning()
+
+    def report(seeds, runs):
+        summary = learning.summarise("execution", runs)
+        path = tmp_path / f"{seeds}.json"
+        results = {"execution": {"summary": summary}}
+        path.write_text(json.dumps({"seeds": seeds, "commit": "abc", "results": results}))
+        return str(path)
+
+    table = report([0, 1], [_run(0, 1.006), _run(1, 1.010)])
+    run = report([7], [_run(7, 1.012)])
+    assert learning.main(["--compare", table, run]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        "execution, seed 7: 1.0120 against 1.0080 ± 0.0028: +1.41 standard errors, outside"
+        in printed
+    )
