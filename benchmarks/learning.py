@@ -1,8 +1,9 @@
 """Proof that agents learn: SB3's PPO trained through ``sekai.compat.to_sb3`` on native vector
 envs, scored against the closed-form optima and the usual baselines (docs/learning.md).
 
-    python benchmarks/learning.py [--quick] [--check] [--seed 0] [--out learning-results]
+    python benchmarks/learning.py [--quick] [--check] [--seeds 0 ...] [--out learning-results]
                                   [--only NAME ...] [--steps N] [--eval-episodes N]
+    python benchmarks/learning.py --compare TABLE.json RUN.json
 
 Settings (``--only`` takes their names):
 
@@ -21,6 +22,13 @@ and rewards go through ``VecNormalize`` (its statistics frozen for the evaluatio
 through ``VecMonitor`` for the learning curves. It writes ``learning.json`` (the table, the
 curves, the settings, the wall time, the load average, the commit) and ``learning.png`` (the
 curves; needs matplotlib, the ``plot`` extra) into ``--out``.
+
+Each setting is trained once per seed of ``--seeds``. A trained policy's score depends on its
+training seed far more than on the evaluation's episodes, so with several seeds the table gives
+each figure's mean over the seeds and their standard deviation: the standard error of one run's
+figure, which is what a second run with another seed should land within. ``--compare`` trains
+nothing: it prints where a run's figures (its ``learning.json``) land in a table's, in those
+standard errors.
 
 ``--quick`` is the smoke setting CI runs (``nox -s learning``): a small budget, 200
 evaluation episodes. ``--check`` exits with status 1 unless PPO beats the random policy by a
@@ -310,6 +318,7 @@ def run_setting(name: str, setting: Setting, seed: int, steps: int, episodes: in
     }
     difference = rewards["PPO"] - rewards["random"]
     return {
+        "seed": seed,
         "env_id": setting.env_id,
         "dataset": setting.dataset,
         "env_kwargs": _describe(setting.train),
@@ -361,41 +370,109 @@ def _commit() -> str:
     return head + ("-dirty" if status.strip() else "")
 
 
+def headline(name: str, row: dict) -> tuple[float, float]:
+    """One run's headline figure and its evaluation's standard error: on a simulated market
+    PPO's fraction of the reference's score, on real data PPO's lead over the reference."""
+    if SETTINGS[name].simulated:
+        return row["ratio_to_reference"], row["ratio_standard_error"]
+    scores = row["scores"]
+    lead = scores["PPO"]["mean"] - scores[row["reference"]]["mean"]
+    return lead, scores["PPO"]["standard_error"]
+
+
+def summarise(name: str, runs: list[dict]) -> dict:
+    """A setting's figure over its runs (one per training seed): the mean and the standard
+    error of one run's figure, which is the standard deviation over the seeds (with one seed,
+    only the evaluation's standard error is known), and the standard error of the mean."""
+    values = np.array([headline(name, row)[0] for row in runs])
+    if len(runs) > 1:
+        spread = float(values.std(ddof=1))
+        source = f"standard deviation over {len(runs)} training seeds"
+    else:
+        spread = headline(name, runs[0])[1]
+        source = "the evaluation's standard error (one training seed)"
+    return {
+        "measure": "PPO / reference" if SETTINGS[name].simulated else "PPO - reference",
+        "mean": float(values.mean()),
+        "standard_error": spread,
+        "standard_error_of_mean": spread / np.sqrt(len(runs)),
+        "standard_error_is": source,
+        "per_seed": {str(row["seed"]): float(v) for row, v in zip(runs, values, strict=True)},
+    }
+
+
+def _mean_score(runs: list[dict], label: str) -> float:
+    return float(np.mean([row["scores"][label]["mean"] for row in runs]))
+
+
 def table(results: dict[str, dict]) -> str:
     """The results as a Markdown table: each setting's mean episode reward for PPO and the
-    baselines; on a simulated market PPO's fraction of the optimum's, with its standard error,
-    on real data PPO's lead over buy-and-hold and the share of windows it leads in."""
+    baselines (averaged over the seeds); on a simulated market PPO's fraction of the optimum's,
+    on real data PPO's lead over buy-and-hold, each ± the standard error of one run's figure."""
     lines = [
         "| Setting | PPO | Baselines | PPO against the reference |",
         "| --- | --- | --- | --- |",
     ]
-    for name, row in results.items():
-        scores = row["scores"]
-        ppo = scores["PPO"]
-        others = ", ".join(
-            f"{label} {score['mean']:.4g}" for label, score in scores.items() if label != "PPO"
+    for name, result in results.items():
+        runs, summary = result["runs"], result["summary"]
+        rewards = np.array([row["scores"]["PPO"]["mean"] for row in runs])
+        spread = (
+            rewards.std(ddof=1) if len(runs) > 1 else runs[0]["scores"]["PPO"]["standard_error"]
         )
-        reference = row["reference"]
+        labels = [label for label in runs[0]["scores"] if label != "PPO"]
+        others = ", ".join(f"{label} {_mean_score(runs, label):.4g}" for label in labels)
+        reference = runs[0]["reference"]
+        mean, error = summary["mean"], summary["standard_error"]
         if SETTINGS[name].simulated:
-            versus = (
-                f"{row['ratio_to_reference']:.4f} ± {row['ratio_standard_error']:.4f} "
-                f"of {reference}'s"
-            )
+            versus = f"{mean:.4f} ± {error:.4f} of {reference}'s"
         else:
-            lead = ppo["mean"] - scores[reference]["mean"]
+            wins = np.mean([row["wins_over_reference"] for row in runs])
             versus = (
-                f"{lead:+.4f} over {reference}, ahead in "
-                f"{row['wins_over_reference']:.0%} of {row['evaluation_episodes']} windows"
+                f"{mean:+.4f} ± {error:.4f} over {reference}, ahead in {wins:.0%} of "
+                f"{runs[0]['evaluation_episodes']} windows"
             )
+        lines.append(f"| {name} | {rewards.mean():.4g} ± {spread:.2g} | {others} | {versus} |")
+    return "\n".join(lines)
+
+
+def seeds_table(results: dict[str, dict]) -> str:
+    """Each seed's figure, setting by setting, as a Markdown table."""
+    seeds = list(next(iter(results.values()))["summary"]["per_seed"])
+    lines = [
+        "| Setting | " + " | ".join(f"seed {seed}" for seed in seeds) + " | mean ± sd |",
+        "| --- |" + " --- |" * (len(seeds) + 1),
+    ]
+    for name, result in results.items():
+        summary = result["summary"]
+        cells = " | ".join(f"{summary['per_seed'][seed]:.4f}" for seed in seeds)
         lines.append(
-            f"| {name} | {ppo['mean']:.4g} ± {ppo['standard_error']:.2g} | {others} | {versus} |"
+            f"| {name}: {summary['measure']} | {cells} | "
+            f"{summary['mean']:.4f} ± {summary['standard_error']:.4f} |"
         )
     return "\n".join(lines)
 
 
+def compare(results: dict[str, dict], earlier: dict) -> list[str]:
+    """Where each of this run's figures lands against an earlier run's table: how many of its
+    standard errors (of one run's figure) from its mean, and whether within one."""
+    lines = []
+    for name, result in results.items():
+        if name not in earlier["results"]:
+            continue
+        before = earlier["results"][name]["summary"]
+        for seed, value in result["summary"]["per_seed"].items():
+            distance = (value - before["mean"]) / before["standard_error"]
+            where = "within" if abs(distance) <= 1 else "outside"
+            lines.append(
+                f"{name}, seed {seed}: {value:.4f} against {before['mean']:.4f} ± "
+                f"{before['standard_error']:.4f}: {distance:+.2f} standard errors, {where}"
+            )
+    return lines
+
+
 def plot(results: dict[str, dict], path: Path) -> bool:
-    """The learning curves, one panel per setting, the baselines' scores as lines; False
-    (and nothing written) without matplotlib."""
+    """The learning curves, one panel per setting (one curve per seed), the scores averaged
+    over the seeds as lines; False (and nothing written) without matplotlib."""
     try:
         import matplotlib
 
@@ -408,17 +485,21 @@ def plot(results: dict[str, dict], path: Path) -> bool:
     figure, axes = plt.subplots(rows, columns, figsize=(4.4 * columns, 3.4 * rows), squeeze=False)
     for axis in axes.flat[len(results) :]:
         axis.set_visible(False)
-    for axis, (name, row) in zip(axes.flat, results.items(), strict=False):
+    for axis, (name, result) in zip(axes.flat, results.items(), strict=False):
+        runs = result["runs"]
         when = "evaluation" if SETTINGS[name].simulated else "later dates"
-        if row["curve"]:
-            steps, rewards = zip(*row["curve"], strict=True)
-            axis.plot(steps, rewards, label="PPO (training episodes)", color="black")
-        ppo = row["scores"]["PPO"]["mean"]
-        axis.axhline(ppo, color="black", linestyle=":", label=f"PPO ({when})")
-        for label, score in row["scores"].items():
+        for i, row in enumerate(runs):
+            if row["curve"]:
+                steps, rewards = zip(*row["curve"], strict=True)
+                label = "PPO (training episodes)" if i == 0 else None
+                axis.plot(steps, rewards, label=label, color="black", alpha=1 / len(runs) ** 0.5)
+        axis.axhline(_mean_score(runs, "PPO"), color="black", linestyle=":", label=f"PPO ({when})")
+        for label in runs[0]["scores"]:
             if label not in ("PPO", "random"):
-                axis.axhline(score["mean"], linestyle="--", linewidth=1, label=f"{label} ({when})")
-        axis.set_title(f"{name} ({row['env_id']})", fontsize=9)
+                axis.axhline(
+                    _mean_score(runs, label), linestyle="--", linewidth=1, label=f"{label} ({when})"
+                )
+        axis.set_title(f"{name} ({runs[0]['env_id']})", fontsize=9)
         axis.set_xlabel("training steps", fontsize=8)
         axis.tick_params(labelsize=7)
         axis.legend(fontsize=7)
@@ -433,30 +514,49 @@ def plot(results: dict[str, dict], path: Path) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the smoke setting CI runs")
-    parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
+    parser.add_argument(
+        "--seeds", type=int, nargs="+", default=[0], help="training seeds (default: 0)"
+    )
     parser.add_argument("--out", type=Path, default=Path("learning-results"))
     parser.add_argument("--only", nargs="+", choices=list(SETTINGS), help="these settings")
     parser.add_argument("--check", action="store_true", help="fail unless PPO beats random")
     parser.add_argument("--steps", type=int, help="training steps of every setting")
     parser.add_argument("--eval-episodes", type=int, help="evaluation episodes (simulated)")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        nargs=2,
+        metavar=("TABLE", "RUN"),
+        help="train nothing: where RUN's figures land in TABLE's (two learning.json files)",
+    )
     args = parser.parse_args(argv)
+    if args.compare:
+        table_run, run = (json.loads(path.read_text()) for path in args.compare)
+        print(f"{args.compare[1]} (seeds {run['seeds']}, commit {run['commit']}) against")
+        print(f"{args.compare[0]} (seeds {table_run['seeds']}, commit {table_run['commit']}):")
+        print("\n".join(compare(run["results"], table_run)))
+        return 0
+    if len(set(args.seeds)) < len(args.seeds):
+        parser.error(f"--seeds repeats a seed: {args.seeds}")
     torch.set_num_threads(1)  # a shared 2-core machine: more threads only contend
     names = args.only or list(SETTINGS)
     episodes = args.eval_episodes or (QUICK_EVAL_EPISODES if args.quick else FULL_EVAL_EPISODES)
     load_before = os.getloadavg()
-    print(f"{'quick' if args.quick else 'full'} setting, seed {args.seed}, load {load_before}")
+    setting_name = "quick" if args.quick else "full"
+    print(f"{setting_name} setting, seeds {args.seeds}, load {load_before}")
     start = time.perf_counter()
     results = {}
     for name in names:
         setting = SETTINGS[name]
         steps = args.steps or (QUICK_STEPS[setting.simulated] if args.quick else setting.steps)
-        results[name] = run_setting(name, setting, args.seed, steps, episodes)
+        runs = [run_setting(name, setting, seed, steps, episodes) for seed in args.seeds]
+        results[name] = {"runs": runs, "summary": summarise(name, runs)}
     seconds = time.perf_counter() - start
     report = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "commit": _commit(),
-        "setting": "quick" if args.quick else "full",
-        "seed": args.seed,
+        "setting": setting_name,
+        "seeds": args.seeds,
         "seconds": seconds,
         "load_average_before": load_before,
         "load_average_after": os.getloadavg(),
@@ -468,6 +568,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "learning.json").write_text(json.dumps(report, indent=1) + "\n")
     print(table(results))
+    if len(args.seeds) > 1:
+        print(seeds_table(results))
     print(f"{seconds:.0f} s in all; load average {os.getloadavg()}; wrote {args.out}/learning.json")
     if plot(results, args.out / "learning.png"):
         print(f"wrote {args.out}/learning.png")
@@ -477,19 +579,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(results: dict[str, dict]) -> int:
-    """The quick setting's check: on the simulated markets PPO beats the random policy by at
-    least 5 standard errors of the paired difference and by a tenth of the reference's scale."""
+    """The quick setting's check: on the simulated markets PPO beats the random policy, with
+    every seed, by at least 5 standard errors of the paired difference and by a tenth of the
+    reference's scale."""
     failed = []
-    for name, row in results.items():
+    for name, result in results.items():
         if not SETTINGS[name].simulated:
             continue
-        scores = row["scores"]
-        gap = scores["PPO"]["mean"] - scores["random"]["mean"]
-        scale = abs(scores[row["reference"]]["mean"])
-        if row["margin_over_random_in_standard_errors"] < 5 or gap < 0.1 * scale:
-            failed.append(
-                f"{name}: PPO {scores['PPO']['mean']:.6g} vs random {scores['random']['mean']:.6g}"
-            )
+        for row in result["runs"]:
+            scores = row["scores"]
+            gap = scores["PPO"]["mean"] - scores["random"]["mean"]
+            scale = abs(scores[row["reference"]]["mean"])
+            if row["margin_over_random_in_standard_errors"] < 5 or gap < 0.1 * scale:
+                failed.append(
+                    f"{name}, seed {row['seed']}: PPO {scores['PPO']['mean']:.6g} "
+                    f"vs random {scores['random']['mean']:.6g}"
+                )
     for line in failed:
         print(f"PPO does not clearly beat random: {line}")
     return 1 if failed else 0

@@ -34,10 +34,15 @@ def test_the_quick_run_writes_the_table_and_the_curves(tmp_path, capsys):
     argv = ["--quick", "--steps", "1024", "--eval-episodes", "8", "--out", str(tmp_path)]
     assert learning.main([*argv, "--only", *names]) == 0
     report = json.loads((tmp_path / "learning.json").read_text())
-    assert report["setting"] == "quick" and report["seed"] == 0
+    assert report["setting"] == "quick" and report["seeds"] == [0]
     assert list(report["results"]) == names
-    for name, row in report["results"].items():
+    for name, result in report["results"].items():
         setting = learning.SETTINGS[name]
+        [row] = result["runs"]
+        assert row["seed"] == 0
+        # one seed: the figure's error is its evaluation's
+        assert result["summary"]["mean"] == learning.headline(name, row)[0]
+        assert result["summary"]["standard_error"] == learning.headline(name, row)[1]
         assert set(row["scores"]) == {"PPO", *setting.baselines}
         if setting.simulated:
             assert row["evaluation_episodes"] == 8
@@ -62,3 +67,46 @@ def test_baselines_and_ppo_see_the_same_markets():
     first = learning._baseline_rewards(vec, policy, 7)
     assert (learning._baseline_rewards(vec, policy, 7) == first).all()
     assert not (learning._baseline_rewards(vec, policy, 8) == first).all()
+
+
+def _run(seed, ratio, error=0.002):
+    return {"seed": seed, "ratio_to_reference": ratio, "ratio_standard_error": error}
+
+
+def test_several_seeds_report_the_spread_over_seeds_and_a_new_run_is_placed_in_it():
+    """With several training seeds a figure's standard error is the spread over the seeds (a
+    run's error), not one evaluation's; --compare places a new run's figure in it."""
+    learning = _learning()
+    runs = [_run(0, 0.97), _run(1, 0.98), _run(2, 0.96)]
+    summary = learning.summarise("market-making", runs)
+    assert summary["mean"] == pytest.approx(0.97)
+    assert summary["standard_error"] == pytest.approx(0.01)  # sd of 0.96, 0.97, 0.98
+    assert summary["standard_error_of_mean"] == pytest.approx(0.01 / 3**0.5)
+    assert summary["per_seed"] == {"0": 0.97, "1": 0.98, "2": 0.96}
+    earlier = {"results": {"market-making": {"summary": summary}}}
+    new = [_run(5, 0.975), _run(6, 0.9)]
+    lines = learning.compare(
+        {"market-making": {"summary": learning.summarise("market-making", new)}}, earlier
+    )
+    assert lines[0].endswith("+0.50 standard errors, within")
+    assert lines[1].endswith("-7.00 standard errors, outside")
+
+
+def test_compare_trains_nothing_and_prints_where_a_run_lands(tmp_path, capsys):
+    learning = _learning()
+
+    def report(seeds, runs):
+        summary = learning.summarise("execution", runs)
+        path = tmp_path / f"{seeds}.json"
+        results = {"execution": {"summary": summary}}
+        path.write_text(json.dumps({"seeds": seeds, "commit": "abc", "results": results}))
+        return str(path)
+
+    table = report([0, 1], [_run(0, 1.006), _run(1, 1.010)])
+    run = report([7], [_run(7, 1.012)])
+    assert learning.main(["--compare", table, run]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        "execution, seed 7: 1.0120 against 1.0080 ± 0.0028: +1.41 standard errors, outside"
+        in printed
+    )
