@@ -216,12 +216,7 @@ class NativeVecEnv(RngMixin, VecEnv):
 
     def _batch_actions(self, actions: Any) -> Any:
         if type(actions) is np.ndarray and actions.ndim:  # the usual batch: one check left
-            if len(actions) != self.num_envs:
-                raise ValueError(
-                    f"actions must have a leading axis of num_envs ({self.num_envs}), "
-                    f"got shape {actions.shape}"
-                )
-            _check_batch_shape(self.batch_action_space, actions)
+            self._check_action_array(actions)
             return actions
         if isinstance(actions, list):
             if len(actions) != self.num_envs:
@@ -233,13 +228,17 @@ class NativeVecEnv(RngMixin, VecEnv):
         if _is_single_value(actions):  # array operations would broadcast it to every sub-env
             raise ValueError(_single_value_message(self.num_envs, actions))
         if isinstance(actions, np.ndarray):
-            if len(actions) != self.num_envs:
-                raise ValueError(
-                    f"actions must have a leading axis of num_envs ({self.num_envs}), "
-                    f"got shape {actions.shape}"
-                )
-            _check_batch_shape(self.batch_action_space, actions)
+            self._check_action_array(actions)
         return actions
+
+    def _check_action_array(self, actions: np.ndarray) -> None:
+        """A batch of actions as an array: num_envs of them, each in the action space's shape."""
+        if len(actions) != self.num_envs:
+            raise ValueError(
+                f"actions must have a leading axis of num_envs ({self.num_envs}), "
+                f"got shape {actions.shape}"
+            )
+        _check_batch_shape(self.batch_action_space, actions)
 
 
 def _native_seed(seed: SeedArg) -> int | list[int] | None:
