@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -496,10 +497,11 @@ def test_the_queue_position_follows_the_reconciled_book(seed, levels):
     ).terms
     day = terms.days[0]
     compared = corrected = 0
-    for side, place in itertools.product((BUY, SELL), (JOIN, TWO_BEHIND)):
-        join = np.array([[[place, KEEP, NONE] if side == BUY else [KEEP, place, NONE]]])
-        keep = np.zeros((1, 1, 3), np.int64)
-        for start in range(0, terms.last_starts[0], 23):
+    base, base_cursor = initial_book(messages, rows, n_ticks=N_TICKS), 0  # advanced start by start
+    for start in range(0, terms.last_starts[0], 23):
+        for side, place in itertools.product((BUY, SELL), (JOIN, TWO_BEHIND)):
+            join = np.array([[[place, KEEP, NONE] if side == BUY else [KEEP, place, NONE]]])
+            keep = np.zeros((1, 1, 3), np.int64)
             model = ReplayModel(terms, 1)
             model.reset(np.zeros(1, np.int64), [{"start": start}], np.random.default_rng())
             if not model.masks(0)[side][0, place]:
@@ -508,9 +510,10 @@ def test_the_queue_position_follows_the_reconciled_book(seed, levels):
             tick, _, _, since = model.orders[0, 0, side].tolist()
             if tick < 0 or model.n_fills[0]:
                 continue
-            book = initial_book(messages, rows, n_ticks=N_TICKS)
             cursor = int(model.cursor[0])
-            replay(book, messages[:cursor], orderbook=rows[:cursor])
+            replay(base, messages[base_cursor:cursor], orderbook=rows[base_cursor:cursor])
+            base_cursor = cursor
+            book = pickle.loads(pickle.dumps(base, pickle.HIGHEST_PROTOCOL))  # a copy, fast
             while model.steps[0] < terms.episode_steps and not model.n_fills[0]:
                 if model.orders[0, 0, side, 0] != tick:
                     break
