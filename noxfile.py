@@ -54,7 +54,10 @@ PYPROJECTS = [
     *(ROOT / "packages" / n / "pyproject.toml" for n in PACKAGES),
 ]
 EXAMPLES = [ROOT / "examples" / n / "pyproject.toml" for n in ["demo-plugin", "demo-backend"]]
-TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
+# pytest-xdist runs a session's tests on every core (-n auto): the suite runs in several sessions
+# and CI has 2 cores to finish it in under 20 minutes
+TEST_DEPS = ["pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100"]
+PARALLEL = ["-n", "auto"]
 TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
 OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib"]
 OPTIONAL += ["pandas", "polars", "pyarrow"]  # dataframes for data=; sekai-finance reads them
@@ -174,7 +177,7 @@ def tests(session: nox.Session) -> None:
     """The whole test suite against the editable workspace (stable-baselines3: `installs`)."""
     _sync(session)
     absent = "stable-baselines3,ray,pygame"  # pygame: the render session
-    session.run("pytest", *session.posargs, env={"SEKAI_TEST_ABSENT": absent})
+    session.run("pytest", *PARALLEL, *session.posargs, env={"SEKAI_TEST_ABSENT": absent})
 
 
 @nox.session(python="3.11")
@@ -192,7 +195,9 @@ def installs(session: nox.Session, install_set: str) -> None:
     if "sekai-vector" in absent:
         session.run("python", "tests/integration/slim_check.py")
     env = {"SEKAI_TEST_ABSENT": ",".join(absent)}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", *paths, *session.posargs, env=env)
+    session.run(
+        "pytest", "-q", "-p", "no:cacheprovider", *PARALLEL, *paths, *session.posargs, env=env
+    )
 
 
 def _absent(session: nox.Session, distributions: list[str]) -> list[str]:
