@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pytest
+from ray_actors import kill
 
 import sekai
 import sekai.testing
@@ -67,11 +68,9 @@ def test_a_sub_env_error_names_its_rank_type_and_remote_traceback():
 
 
 def test_a_killed_actor_raises_vec_env_worker_error_naming_its_sub_envs():
-    import ray
-
     vec = _ray_vec(_cartpoles(4))
     vec.reset(seed=0)
-    ray.kill(vec._actors[1])
+    kill(vec, 1)
     with pytest.raises(VecEnvWorkerError) as caught:
         vec.step(np.zeros(4, dtype=np.int64))
     assert caught.value.rank == 2

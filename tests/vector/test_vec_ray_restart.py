@@ -14,6 +14,7 @@ from typing import Any
 import cloudpickle
 import numpy as np
 import pytest
+from ray_actors import kill
 from restart_runs import NUM_ENVS, NUM_WORKERS, check_healed, run
 
 import sekai
@@ -54,18 +55,6 @@ def ray_vec(num_envs: int, num_workers: int, **kwargs: Any):
     from sekai.vector.ray import RayVecEnv
 
     return RayVecEnv([CounterEnv] * num_envs, num_workers=num_workers, num_cpus=0.5, **kwargs)
-
-
-def kill(vec, worker: int) -> None:
-    """ray.kill actor ``worker`` of ``vec`` and wait until Ray reports it dead."""
-    import ray
-    from ray.exceptions import RayActorError
-
-    actor = vec._actors[worker]
-    ray.kill(actor)
-    with pytest.raises(RayActorError):
-        while True:  # a call sent before the kill took effect may still be answered
-            ray.get(actor.__ray_ready__.remote(), timeout=30)
 
 
 def all_exited(pids: list[int], timeout: float = 30.0) -> bool:
