@@ -497,11 +497,14 @@ def test_the_queue_position_follows_the_reconciled_book(seed, levels):
     ).terms
     day = terms.days[0]
     compared = corrected = 0
+    keep = np.zeros((1, 1, 3), np.int64)
+    joins = {
+        (side, place): np.array([[[place, KEEP, NONE] if side == BUY else [KEEP, place, NONE]]])
+        for side, place in itertools.product((BUY, SELL), (JOIN, TWO_BEHIND))
+    }
     base, base_cursor = initial_book(messages, rows, n_ticks=N_TICKS), 0  # advanced start by start
     for start in range(0, terms.last_starts[0], 23):
-        for side, place in itertools.product((BUY, SELL), (JOIN, TWO_BEHIND)):
-            join = np.array([[[place, KEEP, NONE] if side == BUY else [KEEP, place, NONE]]])
-            keep = np.zeros((1, 1, 3), np.int64)
+        for (side, place), join in joins.items():
             model = ReplayModel(terms, 1)
             model.reset(np.zeros(1, np.int64), [{"start": start}], np.random.default_rng())
             if not model.masks(0)[side][0, place]:
