@@ -522,20 +522,9 @@ def issue24(seconds: float, rounds: int) -> list[Check]:
         seconds,
         rounds,
     )
-    checks.append(
-        Check(
-            "proc (2 workers) / sync at 256, Portfolio-v0, single envs",
-            best["proc of single envs"] / best["sync"],
-            1.7,
-        )
-    )
-    checks.append(
-        Check(
-            "proc (2 workers) / sync at 256, Portfolio-v0, make_vec's",
-            best["proc"] / best["sync"],
-            1.7,
-        )
-    )
+    for label, proc_name in (("single envs", "proc of single envs"), ("make_vec's", "proc")):
+        what = f"proc (2 workers) / sync at 256, Portfolio-v0, {label}"
+        checks.append(Check(what, best[proc_name] / best["sync"], 1.7))
     # no regression
     actions = np.random.default_rng(0).integers(0, 2, size=(100, 16))
     best = race(
