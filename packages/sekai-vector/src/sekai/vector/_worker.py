@@ -28,10 +28,12 @@ from threadpoolctl import threadpool_limits
 
 from sekai.vector import _forkserver, _shared_memory
 from sekai.vector._channel import Channel
+from sekai.vector._info_columns import packed
 from sekai.vector.backend import SliceServer
 
 _PARENT_POLL_SECONDS = 0.5
-_SPIN_SECONDS = 100e-6  # see _await_command
+_SPIN_SECONDS = 100e-6  # see _CommandWait
+_LONG_SPIN_SECONDS = 2e-3
 # Tracked objects a worker may gain, net, before a young collection; see _settle_garbage_collector
 _YOUNG_COLLECTION_THRESHOLD = 50_000
 # Workers run side by side, one per core: a BLAS or OpenMP pool of one thread per core in each
@@ -112,17 +114,35 @@ def _is_alive(pid: int) -> bool:
     return True
 
 
-def _await_command(readable: Any) -> None:
-    """Check for the next command for a moment, yielding the CPU, before recv() sleeps.
+class _CommandWait:
+    """Waits for the next command: checks for it for a moment, yielding the CPU, then sleeps.
 
     Waking a sleeping process costs tens of microseconds on a virtual machine, about what a
-    whole slice of CartPole steps costs, and in a training loop the next command usually follows
-    the reply that fast. With two workers on two cores this raised CartPole from about 120k to
-    150-180k env steps/s; sched_yield() leaves the CPU to any other runnable process.
+    whole slice of CartPole steps costs, and a process that slept runs its next few
+    milliseconds slower (a 128-env Portfolio-v0 slice: about 1.5x after a pause of 0.5 ms,
+    measured in one process). With two workers on two cores, checking for 100 us raised
+    CartPole from about 120k to 150-180k env steps/s. When the commands have been coming
+    within ``_LONG_SPIN_SECONDS`` of the replies (a loop that steps and little else), the
+    worker checks that long, so that it is still running when the next one comes; when they
+    come slower it sleeps after the short check. sched_yield() leaves the CPU to any other
+    runnable process meanwhile.
     """
-    spin_until = time.perf_counter() + _SPIN_SECONDS
-    while not readable.poll(0) and time.perf_counter() < spin_until:
-        os.sched_yield()
+
+    def __init__(self, readable: Any) -> None:
+        self.readable = readable
+        self.spin = _LONG_SPIN_SECONDS
+
+    def __call__(self) -> None:
+        """Return once a command (or the end of the channel) is there to read."""
+        started = time.perf_counter()
+        spin_until = started + self.spin
+        while not self.readable.poll(0):
+            if time.perf_counter() > spin_until:
+                self.readable.poll()  # sleep until it comes
+                break
+            os.sched_yield()
+        waited = time.perf_counter() - started
+        self.spin = _LONG_SPIN_SECONDS if waited < _LONG_SPIN_SECONDS else _SPIN_SECONDS
 
 
 class _Worker:
@@ -139,12 +159,14 @@ class _Worker:
 
     def serve(self, channel: Channel) -> None:
         """Answer commands until told to close or the parent goes away."""
-        readable = select.poll() if hasattr(os, "sched_yield") else None  # POSIX
-        if readable is not None:
+        await_command = None
+        if hasattr(os, "sched_yield"):  # POSIX
+            readable = select.poll()
             readable.register(channel.fileno(), select.POLLIN)
+            await_command = _CommandWait(readable)
         while True:
-            if readable is not None:
-                _await_command(readable)
+            if await_command is not None:
+                await_command()
             try:
                 command, data = pickle.loads(channel.recv())
             except EOFError:
@@ -198,10 +220,10 @@ def _as_is(value: Any) -> Any:
 
 
 def _pickled_infos(infos: Any) -> bytes:
-    """A list of infos with pickle; a native slice's (arrays and their builder) with
-    cloudpickle."""
+    """A list of infos with pickle, packed by key where it can be; a native slice's (arrays
+    and their builder) with cloudpickle."""
     if isinstance(infos, list):
-        return pickle.dumps(infos, -1)
+        return pickle.dumps(packed(infos), -1)
     return cloudpickle.dumps(infos)
 
 

@@ -1,0 +1,88 @@
+"""A slice's infos packed key by key for the trip from a worker to the parent.
+
+Pickling a list of info dicts costs a few microseconds per dict, more per NumPy array in it
+(Portfolio-v0: 128 infos with a weights array each, about 0.3 ms of a worker's 4 ms step).
+When every dict has the same keys, in the same order, and each key holds values of one kind
+(Python ints, floats or bools; NumPy scalars of one type; or arrays of one shape and dtype),
+the values of a key travel as one array instead, and unpickling gives back the list of dicts
+with values equal to the originals and of the same types (an array comes back as a row of one
+stacked array). Any other list travels as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["packed"]
+
+# how a key's values are rebuilt from its column
+_PYTHON, _NUMPY, _ARRAY = range(3)
+_PYTHON_TYPES = {bool: np.bool_, int: np.int64, float: np.float64}
+
+
+class _Packed:
+    """Pickles as a call that rebuilds the list of dicts (see ``__reduce__``)."""
+
+    __slots__ = ("keys", "kinds", "columns")
+
+    def __init__(self, keys: tuple[Any, ...], kinds: list[int], columns: list[Any]) -> None:
+        self.keys, self.kinds, self.columns = keys, kinds, columns
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _unpacked, (self.keys, self.kinds, self.columns)
+
+
+def packed(infos: list[dict[str, Any]]) -> Any:
+    """What to pickle for ``infos``: a packed form when it is smaller to ship, else the list."""
+    if len(infos) < 2 or type(infos[0]) is not dict or not infos[0]:
+        return infos
+    keys = tuple(infos[0])
+    for info in infos:
+        if type(info) is not dict or tuple(info) != keys:
+            return infos
+    kinds, columns = [], []
+    for key in keys:
+        column = _column([info[key] for info in infos])
+        if column is None:
+            return infos
+        kinds.append(column[0])
+        columns.append(column[1])
+    return _Packed(keys, kinds, columns)
+
+
+def _column(values: list[Any]) -> tuple[int, np.ndarray] | None:
+    """One key's values as (kind, array), or None if they cannot travel as one array."""
+    types = set(map(type, values))
+    if len(types) != 1:
+        return None
+    first = types.pop()
+    if first in _PYTHON_TYPES:
+        try:
+            return _PYTHON, np.array(values, _PYTHON_TYPES[first])
+        except OverflowError:  # an int beyond int64
+            return None
+    if issubclass(first, np.generic):
+        dtypes = {value.dtype for value in values}
+        if len(dtypes) != 1 or values[0].dtype.hasobject:
+            return None
+        return _NUMPY, np.array(values, values[0].dtype)
+    if first is np.ndarray:
+        if len({(value.shape, value.dtype) for value in values}) != 1:
+            return None
+        if values[0].ndim == 0 or values[0].dtype.hasobject:
+            return None
+        return _ARRAY, np.stack(values)
+    return None
+
+
+def _unpacked(
+    keys: tuple[Any, ...], kinds: list[int], columns: list[np.ndarray]
+) -> list[dict[str, Any]]:
+    """The list of dicts that ``packed`` packed."""
+    values = [
+        column.tolist() if kind == _PYTHON else list(column)
+        for kind, column in zip(kinds, columns, strict=True)
+    ]
+    return [dict(zip(keys, row, strict=True)) for row in zip(*values, strict=True)]
