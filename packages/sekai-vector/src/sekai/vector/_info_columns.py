@@ -25,7 +25,7 @@ _PYTHON_TYPES = {bool: np.bool_, int: np.int64, float: np.float64}
 class _Packed:
     """Pickles as a call that rebuilds the list of dicts (see ``__reduce__``)."""
 
-    __slots__ = ("keys", "kinds", "columns")
+    __slots__ = ("columns", "keys", "kinds")
 
     def __init__(self, keys: tuple[Any, ...], kinds: list[int], columns: list[Any]) -> None:
         self.keys, self.kinds, self.columns = keys, kinds, columns
