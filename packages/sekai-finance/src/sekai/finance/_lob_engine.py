@@ -6,10 +6,11 @@ replay env's windows of virtual agent orders (``_replay_windows``).
 A set of books is lots per (side, tick, book), the book axis last (one book is the N = 1 case);
 its anonymous lots, the same shape, are the lots at the head of a level that carry no order of
 their own (the simulated public flow's one-lot orders, a replay's legacy volume); ``best``
-(books, 2) holds each side's best tick, -1 / ticks when the side is empty. Who owns the orders
-in a level's queue stays with the caller (traders' orders with their lots ahead, a replay's
-order-id table); these functions keep the levels, the best prices, the top-level read-out and
-the accounts.
+(books, 2) holds each side's best tick, -1 / ticks when the side is empty. These functions keep
+the levels, the best prices, the top-level read-out, the accounts and the matching rule, the
+walk of one level in time priority (:func:`match_level`). The orders in a level's queue stay
+with the caller (traders' orders with their lots ahead, a replay's order-id FIFO), which hands
+the walk its queue and the compiled functions that read and change it.
 
 Every function here is inlined into the kernel that calls it, so it is compiled with that
 kernel's options: reference counting off (``_nrt=False``) in ``_level_books``, which the
@@ -131,3 +132,43 @@ def settle(
         inventory[row, party] -= lots
         cash[row, party] += value * lots
     cash[row, party] -= fee * lots
+
+
+@inline
+def match_level(
+    volume: Any,
+    anonymous: Any,
+    b: int,
+    side: int,
+    price: int,
+    lots: int,
+    queue: Any,
+    first: Any,
+    fill: Any,
+    leave: Any,
+) -> int:
+    """Up to ``lots`` traded at one level of book ``b`` in time priority: the anonymous lots
+    ahead of the level's first order trade first, then that order, whole or in part (emptied,
+    it leaves the queue), and so on; returns the lots left (the level is then empty).
+
+    The queue is the caller's: ``queue`` and three compiled functions of it, each a type of its
+    own to numba, so each caller gets this walk compiled with its own queue inlined.
+    ``first(queue, b, side, price, anonymous lots)``: the level's first order (-1: none), the
+    anonymous lots ahead of it (all of them if none) and its lots; ``fill(queue, b, side,
+    price, order, lots)``: ``lots`` of ``order`` traded (-1: anonymous lots from the head);
+    ``leave(queue, b, side, price, order)``: the emptied order out of the queue."""
+    while lots > 0:
+        order, ahead, resting = first(queue, b, side, price, anonymous[side, price, b])
+        if ahead > 0:
+            traded = take_anonymous(volume, anonymous, b, side, price, min(lots, ahead))
+            fill(queue, b, side, price, -1, traded)
+        elif order >= 0:
+            traded = min(lots, resting)
+            volume[side, price, b] -= traded
+            fill(queue, b, side, price, order, traded)
+            if traded == resting:
+                leave(queue, b, side, price, order)
+        else:
+            break
+        lots -= traded
+    return lots

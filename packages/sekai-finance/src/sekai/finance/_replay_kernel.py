@@ -10,9 +10,10 @@ best price first, as ``OrderBook`` does. Given the orderbook rows, after each me
 N levels are set to the row by ``lobster.replay``'s rule: volume the book holds beyond the row
 is cancelled (legacy first, then the newest orders), volume the row shows and the book lacks
 becomes legacy; each change is recorded as a correction for the replay windows' queues.
-The level rules (best prices, the top levels, legacy volume taken and added) are the engine's
-(``_lob_engine``), on the one-book case of its level arrays; the order-id table is this
-replay's. numba is imported here and there only.
+The level rules (best prices, the top levels, legacy volume taken and added, and the matching
+walk of a level that a crossing submission trades through) are the engine's (``_lob_engine``),
+on the one-book case of its level arrays; the order-id table and its FIFO queues, which that
+walk reads, are this replay's. numba is imported here and there only.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from sekai.finance._lob_engine import (
     add_anonymous,
     after_removal,
     improve_best,
+    inline,
+    match_level,
     outward,
     take_anonymous,
     top_levels,
@@ -377,17 +380,33 @@ def _fix(fixes, n_fixes, k, side, price, lots, arrival):  # type: ignore[no-unty
 
 @_jit
 def _take(maker, price, lots, volume, legacy, size, head, tail, nxt, prv):  # type: ignore[no-untyped-def]
-    """Trade up to ``lots`` at one level, legacy first, then the queue; return what is left."""
-    lots -= take_anonymous(volume, legacy, 0, maker, price, lots)
-    while lots and head[maker, price] >= 0:
-        slot = head[maker, price]
-        fill = min(lots, size[slot])
-        size[slot] -= fill
-        volume[maker, price, 0] -= fill
-        lots -= fill
-        if size[slot] == 0:
-            _unlink(slot, maker, price, head, tail, nxt, prv)
-    return lots
+    """Trade up to ``lots`` at one level by the engine's rule (``match_level``: legacy first,
+    then the FIFO queue); return what is left."""
+    queue = (size, head, tail, nxt, prv)
+    return match_level(volume, legacy, 0, maker, price, lots, queue, _first, _fill, _leave)
+
+
+# The order-id FIFO as ``match_level`` reads it: ``queue`` is (size, head, tail, nxt, prv).
+@inline
+def _first(queue, b, side, price, legacy):  # type: ignore[no-untyped-def]
+    """The level's first order (-1: none), the legacy lots ahead of it (all the level's) and
+    its lots."""
+    slot = queue[1][side, price]
+    return slot, legacy, queue[0][slot] if slot >= 0 else 0
+
+
+@inline
+def _fill(queue, b, side, price, slot, lots):  # type: ignore[no-untyped-def]
+    """``lots`` of order ``slot`` traded (legacy lots, slot -1, have no order to change)."""
+    if slot >= 0:
+        queue[0][slot] -= lots
+
+
+@inline
+def _leave(queue, b, side, price, slot):  # type: ignore[no-untyped-def]
+    """The emptied order ``slot`` out of its level's queue."""
+    _, head, tail, nxt, prv = queue
+    _unlink(slot, side, price, head, tail, nxt, prv)
 
 
 @_jit

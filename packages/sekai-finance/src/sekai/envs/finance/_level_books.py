@@ -4,10 +4,11 @@ them, for LimitOrderBookMarket (one book) and LimitOrderBookVecEnv (many).
 Each book is a fixed array of lots per tick and side; the public (background) lots of a level
 are anonymous one-lot orders, and each trader's resting order carries its queue position: the
 public lots ahead of it (traders' orders ahead are found by their placement sequence). That is
-enough to reproduce price-time priority exactly for the one-lot public flow. Which order of a
-level trades first, the self-trade policy, the traders' queue positions, the flow and the
-traders' instructions are written here, as numba-compiled loops over books and events, one call
-per step, over the rules every LOB user shares (levels, best prices, top levels, accounts:
+enough to reproduce price-time priority exactly for the one-lot public flow. The traders'
+queue (which of their orders is first at a level, and the public lots ahead of it), the
+self-trade policy, the flow and the traders' instructions are written here, as numba-compiled
+loops over books and events, one call per step, over the rules every LOB user shares (levels,
+best prices, top levels, accounts, and the matching walk of a level, which reads this queue:
 ``sekai.finance._lob_engine``); NumPy reads the arrays for views and values. ``cache=True``
 compiles each kernel once per machine. ``sekai.finance.OrderBook`` is the reference they are tested
 against (tests/finance/lob/test_engine_vs_order_book.py).
@@ -29,6 +30,7 @@ from sekai.finance._lob_engine import (
     improve_best,
     inline,
     jit,
+    match_level,
     room,
     settle,
     take_anonymous,
@@ -352,48 +354,70 @@ def _mark_touched(touched: Any, price: int) -> None:
 
 @jit
 def _take(state: Any, b: int, side: int, taker: int) -> None:
-    """One lot of a market order (``side`` is the taker's) against the first lot of the best
-    opposite level; an empty side trades nothing. A trader meeting its own order first cancels
-    it and goes on (self-trade prevention, OrderBook's ``"cancel_resting"``); the public trades
-    with itself."""
-    volume, public, best, _, orders, _, cash, inventory, tick_price, _, tape, fills = state
+    """One lot of a market order (``side`` is the taker's) against the best opposite level,
+    matched by the engine's rule (``match_level``) over the traders' queue positions; an empty
+    side trades nothing. A trader meeting its own order first cancels it and goes on
+    (self-trade prevention, OrderBook's ``"cancel_resting"``); the public trades with itself."""
+    volume, public, best = state[0], state[1], state[2]
     maker_side = 1 - side
-    traders = orders.shape[2]
+    queue = (state, taker)
     while True:
         price = best[b, maker_side]
         if price < 0 or price >= volume.shape[1]:
             return
-        maker = traders  # the public, unless a trader's order is first in the queue
-        for u in range(traders):
-            if orders[b, maker_side, u, PRICE] != price:
-                continue
-            ahead = orders[b, maker_side, u, AHEAD]
-            for v in range(traders):
-                if (
-                    orders[b, maker_side, v, PRICE] == price
-                    and orders[b, maker_side, v, SEQ] < orders[b, maker_side, u, SEQ]
-                ):
-                    ahead += orders[b, maker_side, v, SIZE]
-            if ahead == 0:
-                maker = u
-                break
-        if maker != taker or taker == traders:
+        if taker == _public(state):
+            break
+        first, ahead, _ = _first_order(queue, b, maker_side, price, 0)
+        if first != taker or ahead > 0:
             break
         _cancel_order(state, b, taker, maker_side)
-    if maker < traders:
-        orders[b, maker_side, maker, SIZE] -= 1
-        if orders[b, maker_side, maker, SIZE] == 0:
-            orders[b, maker_side, maker, PRICE] = -1
-        volume[maker_side, price, b] -= 1
-    else:  # the first public lot: every trader's order there had it ahead
-        take_anonymous(volume, public, b, maker_side, price, 1)
-        _public_gone(orders, b, maker_side, price, 0)
-    buyer, seller = (taker, maker) if side == BUY else (maker, taker)
-    settle(cash, inventory, b, buyer, BUY, 1, tick_price[price], 0.0)
-    settle(cash, inventory, b, seller, SELL, 1, tick_price[price], 0.0)
-    tape[fills[b] & (TAPE - 1), b] = ((price * 2 + side) << 32) + (taker << 16) + maker
-    fills[b] += 1
+    match_level(volume, public, b, maker_side, price, 1, queue, _first_order, _fill, _leave)
     after_removal(volume, best, b, maker_side, price)
+
+
+# The traders' queue as ``match_level`` reads it: ``queue`` is (state, taker).
+@inline
+def _first_order(queue: Any, b: int, side: int, price: int, public: int) -> Any:
+    """The level's first trader order (the lowest placement number there; -1: none), the
+    public lots ahead of it (``public``, all of them, if none) and its lots."""
+    orders = queue[0][4]
+    first = -1
+    for u in range(orders.shape[2]):
+        if orders[b, side, u, PRICE] == price and (
+            first < 0 or orders[b, side, u, SEQ] < orders[b, side, first, SEQ]
+        ):
+            first = u
+    if first < 0:
+        return -1, public, 0
+    return first, orders[b, side, first, AHEAD], orders[b, side, first, SIZE]
+
+
+@inline
+def _fill(queue: Any, b: int, side: int, price: int, maker: int, lots: int) -> None:
+    """``lots`` of trader ``maker``'s order (-1: the public lots at the head) traded with the
+    taker: the orders behind public lots move up, the accounts settle, the tape records each
+    lot."""
+    state, taker = queue
+    orders, cash, inventory, tape, fills = state[4], state[6], state[7], state[10], state[11]
+    if maker < 0:
+        maker = _public(state)
+        for _ in range(lots):
+            _public_gone(orders, b, side, price, 0)
+    else:
+        orders[b, side, maker, SIZE] -= lots
+    value = state[8][price]
+    buyer, seller = (maker, taker) if side == BUY else (taker, maker)
+    settle(cash, inventory, b, buyer, BUY, lots, value, 0.0)
+    settle(cash, inventory, b, seller, SELL, lots, value, 0.0)
+    for _ in range(lots):
+        tape[fills[b] & (TAPE - 1), b] = ((price * 2 + 1 - side) << 32) + (taker << 16) + maker
+        fills[b] += 1
+
+
+@inline
+def _leave(queue: Any, b: int, side: int, price: int, maker: int) -> None:
+    """Trader ``maker``'s emptied order out of the queue."""
+    queue[0][4][b, side, maker, PRICE] = -1
 
 
 @inline
