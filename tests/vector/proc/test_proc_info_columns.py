@@ -23,6 +23,10 @@ _KINDS = [
     st.lists(st.floats(allow_nan=False), min_size=3, max_size=3).map(np.array),
     st.lists(st.integers(0, 9), min_size=0, max_size=3).map(lambda v: np.array(v, np.int32)),
     st.floats(allow_nan=False).map(np.array),  # 0-d arrays
+    st.lists(st.floats(allow_nan=False), min_size=2, max_size=2).map(
+        lambda v: np.array(v, ">f8")  # not the native byte order
+    ),
+    st.lists(st.integers(0, 9), min_size=4, max_size=4).map(lambda v: np.array(v).reshape(2, 2)),
     st.text(max_size=3),
     st.sampled_from(["a", "a\x00", "bc"]).map(np.str_),  # trailing NULs must survive
     st.none(),

@@ -11,6 +11,7 @@ stacked array). Any other list travels as it is.
 
 from __future__ import annotations
 
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ __all__ = ["packed"]
 # how a key's values are rebuilt from its column
 _PYTHON, _NUMPY, _ARRAY = range(3)
 _PYTHON_TYPES = {bool: np.bool_, int: np.int64, float: np.float64}
+_SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
 
 
 class _Packed:
@@ -40,12 +42,12 @@ def packed(infos: list[dict[str, Any]]) -> Any:
     if len(infos) < 2 or type(infos[0]) is not dict or not infos[0]:
         return infos
     keys = tuple(infos[0])
-    for info in infos:
-        if type(info) is not dict or tuple(info) != keys:
-            return infos
+    # C-level passes over the infos: their types, then their keys in order
+    if set(map(type, infos)) != {dict} or list(map(tuple, infos)).count(keys) != len(infos):
+        return infos
     kinds, columns = [], []
     for key in keys:
-        column = _column([info[key] for info in infos])
+        column = _column(list(map(itemgetter(key), infos)))
         if column is None:
             return infos
         kinds.append(column[0])
@@ -65,16 +67,17 @@ def _column(values: list[Any]) -> tuple[int, np.ndarray] | None:
         except OverflowError:  # an int beyond int64
             return None
     if issubclass(first, np.generic):
-        dtypes = {value.dtype for value in values}
-        if len(dtypes) != 1:
+        if len(set(map(_DTYPE, values))) != 1:
             return None
         return _NUMPY, np.array(values, values[0].dtype)
     if first is np.ndarray:
-        if len({(value.shape, value.dtype) for value in values}) != 1:
+        if len(set(map(_SHAPE, values))) != 1 or len(set(map(_DTYPE, values))) != 1:
             return None
-        if values[0].ndim == 0 or values[0].dtype.hasobject:
+        first_value = values[0]
+        # 0-d arrays would come back as scalars, other byte orders as the native one
+        if first_value.ndim == 0 or first_value.dtype.hasobject or not first_value.dtype.isnative:
             return None
-        return _ARRAY, np.stack(values)
+        return _ARRAY, np.concatenate(values).reshape(len(values), *first_value.shape)
     return None
 
 
