@@ -39,11 +39,11 @@ class _Packed:
 def packed(infos: list[dict[str, Any]]) -> Any:
     """What to pickle for ``infos``: the packed form when every info allows it, else the
     list itself."""
-    if len(infos) < 2 or type(infos[0]) is not dict or not infos[0]:
+    # C-level passes over the infos: their types, then their keys in order
+    if len(infos) < 2 or set(map(type, infos)) != {dict} or not infos[0]:
         return infos
     keys = tuple(infos[0])
-    # C-level passes over the infos: their types, then their keys in order
-    if set(map(type, infos)) != {dict} or list(map(tuple, infos)).count(keys) != len(infos):
+    if list(map(tuple, infos)).count(keys) != len(infos):
         return infos
     kinds, columns = [], []
     for key in keys:
