@@ -7,8 +7,11 @@ two C-level receives and writes it with one send.
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
+import time
+from typing import Any
 
 _HEADER = struct.Struct("!Q")
 
@@ -49,3 +52,16 @@ class Channel:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def poll_yielding(readable: Any, seconds: float) -> bool:
+    """Whether ``readable`` (a ``select.poll`` of one channel) has a message within ``seconds``,
+    checked in a loop that yields the CPU on each turn (a process waiting for a core gets it at
+    once) rather than sleeping: waking a sleeping process costs more on a virtual machine than
+    the short waits this is for. It yields at least once."""
+    until = time.perf_counter() + seconds
+    while not readable.poll(0):
+        os.sched_yield()
+        if time.perf_counter() > until:
+            return False
+    return True

@@ -27,7 +27,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from sekai.vector import _forkserver, _shared_memory
-from sekai.vector._channel import Channel
+from sekai.vector._channel import Channel, poll_yielding
 from sekai.vector._info_columns import packed
 from sekai.vector.backend import SliceServer
 
@@ -124,8 +124,7 @@ class _CommandWait:
     CartPole from about 120k to 150-180k env steps/s. When the commands have been coming
     within ``_LONG_SPIN_SECONDS`` of the replies (a loop that steps and little else), the
     worker checks that long, so that it is still running when the next one comes; when they
-    come slower it sleeps after the short check. sched_yield() leaves the CPU to any other
-    runnable process meanwhile.
+    come slower it sleeps after the short check.
     """
 
     def __init__(self, readable: Any) -> None:
@@ -135,12 +134,8 @@ class _CommandWait:
     def __call__(self) -> None:
         """Return once a command (or the end of the channel) is there to read."""
         started = time.perf_counter()
-        spin_until = started + self.spin
-        while not self.readable.poll(0):
-            if time.perf_counter() > spin_until:
-                self.readable.poll()  # sleep until it comes
-                break
-            os.sched_yield()
+        if not poll_yielding(self.readable, self.spin):
+            self.readable.poll()  # sleep until it comes
         waited = time.perf_counter() - started
         self.spin = _LONG_SPIN_SECONDS if waited < _LONG_SPIN_SECONDS else _SPIN_SECONDS
 

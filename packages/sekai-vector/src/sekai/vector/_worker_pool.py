@@ -37,7 +37,7 @@ from multiprocessing.shared_memory import SharedMemory
 from typing import Any, Protocol
 
 from sekai.vector import _shared_memory, _worker
-from sekai.vector._channel import Channel
+from sekai.vector._channel import Channel, poll_yielding
 from sekai.vector._forkserver import ForkserverLease
 from sekai.vector._restart import RestartPolicy
 from sekai.vector.backend import ErrorReport, error_from_report
@@ -355,14 +355,10 @@ class WorkerPool:
         if handle.readable is not None:
             with self._sigint.waiting():
                 started = time.perf_counter()
-                spin_until = started + (_SPIN_SECONDS if handle.spin else 0.0)
-                while not handle.readable.poll(0):
-                    os.sched_yield()  # a worker waiting for a CPU gets it at once
-                    if time.perf_counter() > spin_until:
-                        while not handle.readable.poll(_wait_slice(deadline)):
-                            if deadline is not None and time.monotonic() >= deadline:
-                                raise _NoAnswer
-                        break
+                if not poll_yielding(handle.readable, _SPIN_SECONDS if handle.spin else 0.0):
+                    while not handle.readable.poll(_wait_slice(deadline)):
+                        if deadline is not None and time.monotonic() >= deadline:
+                            raise _NoAnswer
                 handle.spin = time.perf_counter() - started < _LONG_WAIT_SECONDS
         elif deadline is not None and not wait(
             [handle.channel.sock], max(0.0, deadline - time.monotonic())
