@@ -52,6 +52,7 @@ import contextlib
 import dataclasses
 import functools
 import gc
+import multiprocessing
 import os
 import sys
 import time
@@ -60,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _timing import Step, race, rate
+from _timing import SelfTimed, Step, race, rate, run_for
 
 import sekai
 from sekai.registration import load_entry_point
@@ -121,6 +122,65 @@ def single_env_proc(env_id: str, num_envs: int, num_workers: int) -> Iterator[St
     with ProcVecEnv([factory] * num_envs, num_workers=num_workers) as vec:
         vec.reset(seed=0)
         yield vec.step
+
+
+class _ProcessesApart:
+    """``num_processes`` processes, each stepping a SyncVecEnv of its share of the sub-envs
+    with no message between steps: what this machine's cores give the same work split as
+    ProcVecEnv's workers split it, without the lockstep and the messages."""
+
+    def __init__(self, env_id: str, num_envs: int, num_processes: int) -> None:
+        context = multiprocessing.get_context("fork")  # nothing to re-import in the children
+        self.shares = [len(ranks) for ranks in np.array_split(range(num_envs), num_processes)]
+        self.jobs = [context.SimpleQueue() for _ in self.shares]
+        self.results = context.SimpleQueue()
+        self.processes = [
+            context.Process(target=_step_apart, args=(env_id, share, jobs, self.results))
+            for share, jobs in zip(self.shares, self.jobs, strict=True)
+        ]
+        for process in self.processes:
+            process.start()
+
+    def rate(self, actions: np.ndarray, seconds: float) -> float:
+        """All the processes' env steps over the time from the first job sent to the last
+        result received (so a process that started late cannot count as running alongside)."""
+        start = 0
+        began = time.perf_counter()
+        for share, jobs in zip(self.shares, self.jobs, strict=True):
+            jobs.put((actions[:, start : start + share], seconds))
+            start += share
+        steps = sum(self.results.get() for _ in self.processes)
+        return steps / (time.perf_counter() - began)
+
+    def close(self) -> None:
+        for jobs in self.jobs:
+            jobs.put(None)
+        for process in self.processes:
+            process.join()
+
+
+def _step_apart(env_id: str, num_envs: int, jobs: Any, results: Any) -> None:
+    """A child of ``_ProcessesApart``: step through the turns it is given and report each
+    turn's env steps, until given None."""
+    from threadpoolctl import threadpool_limits
+
+    from sekai.vector import SyncVecEnv
+
+    threadpool_limits(1)  # as in ProcVecEnv's workers
+    with SyncVecEnv([functools.partial(sekai.make, env_id)] * num_envs) as vec:
+        vec.reset(seed=0)
+        while (job := jobs.get()) is not None:
+            actions, seconds = job
+            results.put(run_for(vec.step, actions, seconds)[0])
+
+
+@contextlib.contextmanager
+def processes_apart(env_id: str, num_envs: int, num_processes: int) -> Iterator[SelfTimed]:
+    apart = _ProcessesApart(env_id, num_envs, num_processes)
+    try:
+        yield apart
+    finally:
+        apart.close()
 
 
 # -- (b) the Portfolio-v0 arithmetic as a bare numpy loop ---------------------------------------
@@ -468,15 +528,20 @@ def singles_against_cartpole(ids: list[str], seconds: float, rounds: int) -> Non
 # -- issue 24: every target in one run, PASS or FAIL ----------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Check:
-    """One ratio measured in a run against its target (at least)."""
+    """One ratio measured in a run against its target (at least); with no target, a reference
+    that explains another (it always passes)."""
 
     what: str
     ratio: float
-    target: float
+    target: float | None
 
     @property
     def passed(self) -> bool:
-        return self.ratio >= self.target
+        return self.target is None or self.ratio >= self.target
+
+    @property
+    def wanted(self) -> str:
+        return "reference" if self.target is None else f">= {self.target:g}x"
 
 
 def native_against_sync(env_id: str, num_envs: int, seconds: float, rounds: int) -> float:
@@ -513,7 +578,8 @@ def issue24(seconds: float, rounds: int) -> list[Check]:
     actions = random_actions("Portfolio-v0", 256, 8)
     proc = {"num_workers": 2}
     best = race(
-        {
+        {  # the children fork first, before any worker holds a socket of this process
+            "apart": processes_apart("Portfolio-v0", 256, 2),
             "sync": vector("Portfolio-v0", 256, "sync"),
             "proc": vector("Portfolio-v0", 256, "proc", vector_kwargs=proc),
             "proc of single envs": single_env_proc("Portfolio-v0", 256, 2),
@@ -525,6 +591,8 @@ def issue24(seconds: float, rounds: int) -> list[Check]:
     for label, proc_name in (("single envs", "proc of single envs"), ("make_vec's", "proc")):
         what = f"proc (2 workers) / sync at 256, Portfolio-v0, {label}"
         checks.append(Check(what, best[proc_name] / best["sync"], 1.7))
+    what = "  the machine's bound: 2 processes of 128, no IPC / sync"
+    checks.append(Check(what, best["apart"] / best["sync"], None))
     # no regression
     actions = np.random.default_rng(0).integers(0, 2, size=(100, 16))
     best = race(
@@ -547,12 +615,11 @@ def print_checks(checks: list[Check], run: str) -> None:
     print(f"issue 24 targets, {run}  [{load()}]")
     print(f"  {'ratio measured':<60} {'ratio':>8} {'target':>9}")
     for check in checks:
-        verdict = "PASS" if check.passed else "FAIL"
-        print(
-            f"  {check.what:<60} {check.ratio:>7.2f}x {'>= ' + f'{check.target:g}x':>9}  {verdict}"
-        )
+        verdict = "" if check.target is None else "PASS" if check.passed else "FAIL"
+        print(f"  {check.what:<60} {check.ratio:>7.2f}x {check.wanted:>9}  {verdict}")
+    targets = sum(check.target is not None for check in checks)
     failed = sum(not check.passed for check in checks)
-    print(f"  {len(checks) - failed} PASS, {failed} FAIL\n")
+    print(f"  {targets - failed} PASS, {failed} FAIL\n")
 
 
 # -- the docs table: written only from a quiet machine --------------------------------------------
@@ -586,7 +653,7 @@ def docs_table(runs: list[list[Check]], loads: list[float], day: str) -> str:
     ]
     for row, first in enumerate(runs[0]):
         cells = " | ".join(f"{run[row].ratio:.2f}x" for run in runs)
-        lines.append(f"| {first.what} | >= {first.target:g}x | {cells} |")
+        lines.append(f"| {first.what.strip()} | {first.wanted} | {cells} |")
     return "\n".join(lines)
 
 

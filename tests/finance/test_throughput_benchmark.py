@@ -94,3 +94,14 @@ def test_a_page_without_the_markers_is_refused_before_measuring(bench, tmp_path,
     plain.write_text("# no markers\n")
     with pytest.raises(ValueError, match="no block between"):
         bench.main(["--issue24", "--write-docs", str(plain)])
+
+
+def test_a_reference_ratio_is_printed_and_tabled_but_never_fails(bench, page, monkeypatch, capsys):
+    _loads(monkeypatch, bench, 0.7)
+    checks = [bench.Check("ratio 0", 1.25, 1.0), bench.Check("  the bound", 0.5, None)]
+    monkeypatch.setattr(bench, "issue24", lambda seconds, rounds: checks)
+    assert bench.main(["--issue24", "--write-docs", str(page)]) == 0
+    output = capsys.readouterr().out
+    assert "  the bound" in output and "reference" in output
+    assert "1 PASS, 0 FAIL" in output
+    assert "| the bound | reference | 0.50x |" in page.read_text()
