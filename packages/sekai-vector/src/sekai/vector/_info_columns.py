@@ -1,12 +1,12 @@
-"""A slice's infos packed key by key for the trip from a worker to the parent.
+"""A slice's infos packed by key for the trip from a worker to the parent.
 
-Pickling a list of info dicts costs a few microseconds per dict, more per NumPy array in it
+Pickling a list of info dicts costs a few microseconds per dict, more per NumPy value in it
 (Portfolio-v0: 128 infos with a weights array each, about 0.25 ms of a worker's 3-4 ms step).
-When every dict has the same keys, in the same order, and each key holds values of one kind
-(Python ints, floats or bools; NumPy scalars of one type; or arrays of one shape and dtype),
-the values of a key travel as one array instead, and unpickling gives back the list of dicts
-with values equal to the originals and of the same types (an array comes back as a row of one
-stacked array). Any other list travels as it is.
+When every dict has the same keys in the same order, the values of a key travel together: as
+the raw bytes of one array when they are NumPy arrays of one shape and dtype, or NumPy scalars
+of one dtype; as one list otherwise (Python numbers pickle fast in a list). Unpickling gives
+back the list of dicts with values equal to the originals and of the same types (an array comes
+back as a row of one writable array). Any other list travels as it is.
 """
 
 from __future__ import annotations
@@ -18,75 +18,64 @@ import numpy as np
 
 __all__ = ["packed"]
 
-# how a key's values are rebuilt from its column
-_PYTHON, _NUMPY, _ARRAY = range(3)
-_PYTHON_TYPES = {bool: np.bool_, int: np.int64, float: np.float64}
 _SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
+
+# A key's values as one array: (dtype.str, shape, bytes); pickling the dtype object itself
+# would cost more than the rest of the column
+_RawArray = tuple[str, tuple[int, ...], bytes]
 
 
 class _Packed:
     """Pickles as a call that rebuilds the list of dicts (see ``__reduce__``)."""
 
-    __slots__ = ("columns", "keys", "kinds")
+    __slots__ = ("columns", "keys")
 
-    def __init__(self, keys: tuple[Any, ...], kinds: list[int], columns: list[Any]) -> None:
-        self.keys, self.kinds, self.columns = keys, kinds, columns
+    def __init__(self, keys: tuple[Any, ...], columns: list[list[Any] | _RawArray]) -> None:
+        self.keys, self.columns = keys, columns
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return _unpacked, (self.keys, self.kinds, self.columns)
+        return _unpacked, (self.keys, self.columns)
 
 
 def packed(infos: list[dict[str, Any]]) -> Any:
-    """What to pickle for ``infos``: the packed form when every info allows it, else the
-    list itself."""
+    """What to pickle for ``infos``: the packed form when every info has the same keys in the
+    same order, else the list itself."""
     # C-level passes over the infos: their types, then their keys in order
     if len(infos) < 2 or set(map(type, infos)) != {dict} or not infos[0]:
         return infos
     keys = tuple(infos[0])
     if list(map(tuple, infos)).count(keys) != len(infos):
         return infos
-    kinds, columns = [], []
-    for key in keys:
-        column = _column(list(map(itemgetter(key), infos)))
-        if column is None:
-            return infos
-        kinds.append(column[0])
-        columns.append(column[1])
-    return _Packed(keys, kinds, columns)
+    return _Packed(keys, [_column(list(map(itemgetter(key), infos))) for key in keys])
 
 
-def _column(values: list[Any]) -> tuple[int, np.ndarray] | None:
-    """One key's values as (kind, array), or None if they cannot travel as one array."""
-    types = set(map(type, values))
-    if len(types) != 1:
-        return None
-    first = types.pop()
-    if first in _PYTHON_TYPES:
-        try:
-            return _PYTHON, np.array(values, _PYTHON_TYPES[first])
-        except OverflowError:  # an int beyond int64
-            return None
-    if issubclass(first, np.generic):
-        if len(set(map(_DTYPE, values))) != 1:
-            return None
-        return _NUMPY, np.array(values, values[0].dtype)
-    if first is np.ndarray:
-        if len(set(map(_SHAPE, values))) != 1 or len(set(map(_DTYPE, values))) != 1:
-            return None
-        first_value = values[0]
-        # 0-d arrays would come back as scalars, other byte orders as the native one
-        if first_value.ndim == 0 or first_value.dtype.hasobject or not first_value.dtype.isnative:
-            return None
-        return _ARRAY, np.concatenate(values).reshape(len(values), *first_value.shape)
-    return None
+def _column(values: list[Any]) -> list[Any] | _RawArray:
+    """One key's values: as one array's raw bytes when that gives them back exactly, else the
+    list itself."""
+    first = values[0]
+    kind = type(first)
+    if kind is not np.ndarray and not issubclass(kind, np.generic):
+        return values
+    if len(set(map(type, values))) != 1 or len(set(map(_DTYPE, values))) != 1:
+        return values
+    dtype = first.dtype
+    # the dtype must come back from its string (not a structured one) in this machine's byte
+    # order (other orders would come back native from a stack), with no objects in it
+    if dtype.hasobject or not dtype.isnative or np.dtype(dtype.str) != dtype:
+        return values
+    if kind is not np.ndarray:  # NumPy scalars
+        return dtype.str, (len(values),), np.array(values, dtype).tobytes()
+    if first.ndim == 0 or len(set(map(_SHAPE, values))) != 1:  # 0-d would come back scalars
+        return values
+    return dtype.str, (len(values), *first.shape), np.concatenate(values, axis=None).tobytes()
 
 
-def _unpacked(
-    keys: tuple[Any, ...], kinds: list[int], columns: list[np.ndarray]
-) -> list[dict[str, Any]]:
+def _unpacked(keys: tuple[Any, ...], columns: list[list[Any] | _RawArray]) -> list[dict[str, Any]]:
     """The list of dicts that ``packed`` packed."""
-    values = [
-        column.tolist() if kind == _PYTHON else list(column)
-        for kind, column in zip(kinds, columns, strict=True)
-    ]
+    values = [column if type(column) is list else _rows(*column) for column in columns]
     return [dict(zip(keys, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+def _rows(dtype: str, shape: tuple[int, ...], raw: bytes) -> list[Any]:
+    """The values of one array's bytes: its rows, or its NumPy scalars."""
+    return list(np.frombuffer(bytearray(raw), dtype).reshape(shape))
