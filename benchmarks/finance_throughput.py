@@ -176,7 +176,8 @@ class _ProcessesApart:
         steps = sum(self.results.get() for _ in self.processes)
         steps_per_second = steps / (time.perf_counter() - began)
         if self.passes is not None:
-            self.passes = max(1, round(seconds * steps_per_second / actions[..., 0].size))
+            env_steps_per_pass = len(actions) * actions.shape[1]  # as run_for counts them
+            self.passes = max(1, round(seconds * steps_per_second / env_steps_per_pass))
         return steps_per_second
 
     def close(self) -> None:
@@ -214,7 +215,7 @@ def _step_apart(
                     vec.step(batch)
                     stepped += 1
                     barrier.wait(party, stepped)
-            results.put(passes * actions[..., 0].size)
+            results.put(passes * len(actions) * actions.shape[1])
 
 
 @contextlib.contextmanager
