@@ -7,7 +7,12 @@ import pytest
 from vector_envs import WalkEnv
 
 from sekai.spaces import Box, Discrete
-from sekai.vector.backend import EnvGroup, check_same_spaces, stack_step_results
+from sekai.vector.backend import (
+    EnvGroup,
+    as_array_batch,
+    check_same_spaces,
+    stack_step_results,
+)
 from sekai.wrappers import AutoReset
 
 
@@ -95,3 +100,14 @@ def test_stacking_refuses_a_reward_that_is_not_a_scalar():
     bad = [result._replace(reward=np.ones(2)) for result in results]
     with pytest.raises(ValueError, match="scalar reward"):
         stack_step_results(group.envs[0].observation_space, bad)
+
+
+def test_as_array_batch_gives_one_array_only_when_the_actions_are_one_kind_of_numpy_value():
+    batch = np.arange(6.0).reshape(3, 2)
+    assert as_array_batch(batch) is batch  # an array is shipped as it is, never copied
+    rows = as_array_batch(list(batch))
+    assert rows is not None and rows.tolist() == batch.tolist()
+    assert as_array_batch(np.array([1, "a"], dtype=object)) is None  # no raw bytes for objects
+    assert as_array_batch([np.zeros(2), np.zeros(3)]) is None  # rows of two shapes
+    assert as_array_batch([np.float32(1), np.float64(1)]) is None  # scalars of two dtypes
+    assert as_array_batch([1, 2]) is None  # Python ints have no dtype to keep

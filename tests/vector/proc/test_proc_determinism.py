@@ -82,3 +82,15 @@ def test_sub_envs_get_the_same_action_values_and_types_as_on_sync(action_space) 
         actions.seed(0)
         for batch in [actions.sample() for _ in range(3)]:
             assert_same(proc.step(batch).infos, sync.step(batch).infos)
+
+
+def test_an_object_array_of_actions_reaches_each_sub_env_as_its_element() -> None:
+    """Workers get array slices of the actions; an object array's elements are Python objects
+    that no raw-bytes copy could carry, so they must arrive as the objects themselves."""
+    fns = [lambda: EchoEnv(Discrete(3))] * 3
+    batch = np.array([2, (1, "a"), None], dtype=object)
+    with sekai.SyncVecEnv(fns) as sync, sekai.ProcVecEnv(fns, num_workers=2) as proc:
+        expected = [info["action"] for info in sync.step(batch).infos]
+        assert (
+            [info["action"] for info in proc.step(batch).infos] == expected == [2, (1, "a"), None]
+        )

@@ -347,12 +347,15 @@ def check_num_workers(num_workers: int | None, num_envs: int) -> int:
     return int(num_workers)
 
 
-def as_array_batch(actions: list[Any]) -> np.ndarray | None:
-    """The actions as one array when they are NumPy values of one dtype and shape, else None.
+def as_array_batch(actions: list[Any] | np.ndarray) -> np.ndarray | None:
+    """The actions as one array when they are NumPy values of one dtype and shape (or such an
+    array already), else None.
 
     A slice of one array travels far cheaper than NumPy scalars or rows one by one; the slice's
     server hands the sub-envs the same per-env values (NumPy scalars or rows) from it.
     """
+    if isinstance(actions, np.ndarray):
+        return None if actions.dtype.hasobject else actions
     batch = getattr(actions, "batch", None)  # the array VecEnv.step split into these rows
     if isinstance(batch, np.ndarray) and not batch.dtype.hasobject:
         return batch

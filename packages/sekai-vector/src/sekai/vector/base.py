@@ -53,6 +53,10 @@ class VecEnv:
     """
 
     spec: Any = None
+    # A backend that ships an array of actions to its workers in slices sets this: its step
+    # hooks then get that array itself, not one row view per sub-env, which it would never read
+    # (making and freeing 256 views costs about 0.1 ms of a step on a busy 2-core machine).
+    _takes_array_actions = False
 
     def __init__(
         self,
@@ -244,13 +248,18 @@ class VecEnv:
             f"options must be a dict, a list of {n} dicts or None, got {type(options).__name__}"
         )
 
-    def _split_actions(self, actions: Any) -> list[Any]:
+    def _split_actions(self, actions: Any) -> list[Any] | np.ndarray:
         if isinstance(actions, list):
             per_env = actions
         elif isinstance(actions, np.ndarray) and actions.ndim > 0:
             # a batch of discrete actions becomes Python ints (cheap to make and to compare)
             discrete = actions.ndim == 1 and actions.dtype.kind in "biu"
-            per_env = actions.tolist() if discrete else _ActionRows(actions)
+            if discrete:
+                per_env = actions.tolist()
+            elif self._takes_array_actions:
+                per_env = actions
+            else:
+                per_env = _ActionRows(actions)
         elif _is_single_value(actions):  # iterate() would fail on it with a bare TypeError
             raise ValueError(_single_value_message(self.num_envs, actions))
         else:

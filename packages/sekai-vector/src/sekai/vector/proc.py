@@ -77,6 +77,8 @@ class ProcVecEnv(VecEnv):
     One call at a time: another call made while one awaits its replies raises RuntimeError.
     """
 
+    _takes_array_actions = True  # slices of it go to the workers
+
     def __init__(
         self,
         env_fns: Iterable[Callable[[], Env[Any, Any]]],
@@ -142,7 +144,7 @@ class ProcVecEnv(VecEnv):
         self._note_seeds(seeds)
         return result
 
-    def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
+    def _step_subenvs(self, actions: list[Any] | np.ndarray) -> VecStepResult:
         replies = self._pool.request(self._step_messages(actions), self._restarted_step)
         return self._step_result(replies)
 
@@ -154,7 +156,7 @@ class ProcVecEnv(VecEnv):
         self._note_seeds(seeds)
         return result
 
-    async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
+    async def _async_step_subenvs(self, actions: list[Any] | np.ndarray) -> VecStepResult:
         messages = self._step_messages(actions)
         return self._step_result(await self._pool.async_request(messages, self._restarted_step))
 
@@ -203,7 +205,7 @@ class ProcVecEnv(VecEnv):
         infos = self._lazy_infos([reply[1] for reply in replies])
         return VecResetResult(self._observations(observations), infos)
 
-    def _step_messages(self, actions: list[Any]) -> list[bytes]:
+    def _step_messages(self, actions: list[Any] | np.ndarray) -> list[bytes]:
         """One pickled command per worker, all made before anything is sent."""
         batch = as_array_batch(actions)
         messages = []

@@ -77,6 +77,8 @@ class RayVecEnv(VecEnv):
     beyond it, or with the default False, a dead actor raises as above.
     """
 
+    _takes_array_actions = True  # slices of it go to the workers
+
     def __init__(
         self,
         env_fns: Iterable[Callable[[], Env[Any, Any]]],
@@ -124,7 +126,7 @@ class RayVecEnv(VecEnv):
         self._note_seeds(seeds)
         return result
 
-    def _step_subenvs(self, actions: list[Any]) -> VecStepResult:
+    def _step_subenvs(self, actions: list[Any] | np.ndarray) -> VecStepResult:
         return self._step_result(self._request("step", self._step_data(actions)))
 
     async def _async_reset_subenvs(
@@ -135,7 +137,7 @@ class RayVecEnv(VecEnv):
         self._note_seeds(seeds)
         return result
 
-    async def _async_step_subenvs(self, actions: list[Any]) -> VecStepResult:
+    async def _async_step_subenvs(self, actions: list[Any] | np.ndarray) -> VecStepResult:
         return self._step_result(await self._async_request("step", self._step_data(actions)))
 
     def _get_attr(self, name: str) -> list[Any]:
@@ -268,7 +270,7 @@ class RayVecEnv(VecEnv):
     def _split(self, values: Any) -> list[Any]:
         return [values[ranks.start : ranks.stop] for ranks in self._slices]
 
-    def _step_data(self, actions: list[Any]) -> list[Any]:
+    def _step_data(self, actions: list[Any] | np.ndarray) -> list[Any]:
         """Each actor's actions: a slice of one array when they stack into one (far cheaper to
         send than thousands of rows), else a slice of the list."""
         batch = as_array_batch(actions)
