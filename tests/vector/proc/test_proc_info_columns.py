@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sekai.vector import ProcVecEnv
@@ -27,6 +27,7 @@ _KINDS = [
         lambda v: np.array(v, ">f8")  # not the native byte order
     ),
     st.lists(st.integers(0, 9), min_size=4, max_size=4).map(lambda v: np.array(v).reshape(2, 2)),
+    st.sampled_from([(2,), (2, 1), (2, 2)]).map(np.zeros),  # one length, other axes differ
     st.integers(0, 9).map(lambda v: np.array([(v, 0.5)], dtype=[("a", "i4"), ("b", "f8")])),
     st.integers(0, 10**9).map(lambda v: np.datetime64(v, "s")),  # a dtype with a unit
     st.text(max_size=3),
@@ -63,6 +64,7 @@ def _same(a: object, b: object) -> bool:
 
 @settings(max_examples=300, deadline=None)
 @given(infos=slices_of_infos())
+@example(infos=[{"a": np.zeros(2)}, {"a": np.array(1.0)}])  # a 0-d array after a 1-d one
 def test_packed_infos_unpickle_to_the_same_dicts(infos):
     back = pickle.loads(pickle.dumps(packed(infos), -1))
     expected = pickle.loads(pickle.dumps(infos, -1))  # (numpy's pickle drops a str_'s NULs)

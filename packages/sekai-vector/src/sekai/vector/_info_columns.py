@@ -11,14 +11,14 @@ back as a row of one writable array). Any other list travels as it is.
 
 from __future__ import annotations
 
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
 __all__ = ["packed"]
 
-_SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
+_DTYPE = attrgetter("dtype")
 
 # A key's values as one array: (dtype.str, shape, bytes); pickling the dtype object itself
 # would cost more than the rest of the column
@@ -46,7 +46,9 @@ def packed(infos: list[dict[str, Any]]) -> Any:
     keys = tuple(infos[0])
     if list(map(tuple, infos)).count(keys) != len(infos):
         return infos
-    return _Packed(keys, [_column(list(map(itemgetter(key), infos))) for key in keys])
+    # the same keys in the same order: the values of each dict, transposed, are the columns
+    columns = zip(*map(dict.values, infos), strict=True)
+    return _Packed(keys, [_column(list(column)) for column in columns])
 
 
 def _column(values: list[Any]) -> list[Any] | _RawArray:
@@ -65,9 +67,17 @@ def _column(values: list[Any]) -> list[Any] | _RawArray:
         return values
     if kind is not np.ndarray:  # NumPy scalars
         return dtype.str, (len(values),), np.array(values, dtype).tobytes()
-    if first.ndim == 0 or len(set(map(_SHAPE, values))) != 1:  # 0-d would come back scalars
+    if first.ndim == 0:  # 0-d arrays would come back NumPy scalars
         return values
-    return dtype.str, (len(values), *first.shape), np.concatenate(values, axis=None).tobytes()
+    # one shape: concatenate checks every axis but the first (and the number of axes), the
+    # lengths check the first (a 0-d array has none: TypeError)
+    try:
+        if len(set(map(len, values))) != 1:
+            return values
+        rows = np.concatenate(values)
+    except (TypeError, ValueError):
+        return values
+    return dtype.str, (len(values), *first.shape), rows.tobytes()
 
 
 def _unpacked(keys: tuple[Any, ...], columns: list[list[Any] | _RawArray]) -> list[dict[str, Any]]:
