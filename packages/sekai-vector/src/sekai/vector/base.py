@@ -248,7 +248,10 @@ class VecEnv:
             f"options must be a dict, a list of {n} dicts or None, got {type(options).__name__}"
         )
 
-    def _split_actions(self, actions: Any) -> list[Any] | np.ndarray:
+    def _split_actions(self, actions: Any) -> list[Any]:
+        """The per-env actions the step hooks get (typed as the hooks' list: a backend taking
+        array actions, the only one that gets an array here, accepts both)."""
+        per_env: Any
         if isinstance(actions, list):
             per_env = actions
         elif isinstance(actions, np.ndarray) and actions.ndim > 0:
@@ -270,7 +273,7 @@ class VecEnv:
             )
         if isinstance(actions, np.ndarray):
             _check_batch_shape(self.batch_action_space, actions)
-        return per_env
+        return per_env  # type: ignore[no-any-return]
 
     def _per_env_values(self, name: str, value: Any) -> list[Any]:
         if not isinstance(value, list):
