@@ -11,6 +11,7 @@ back as a row of one writable array). Any other list travels as it is.
 
 from __future__ import annotations
 
+from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -83,7 +84,8 @@ def _column(values: list[Any]) -> list[Any] | _RawArray:
 def _unpacked(keys: tuple[Any, ...], columns: list[list[Any] | _RawArray]) -> list[dict[str, Any]]:
     """The list of dicts that ``packed`` packed."""
     values = [column if type(column) is list else _rows(*column) for column in columns]
-    return [dict(zip(keys, row, strict=True)) for row in zip(*values, strict=True)]
+    # one dict per row, made in C (a row has one value per key: packed made a column per key)
+    return list(map(dict, map(zip, repeat(keys), zip(*values, strict=True))))
 
 
 def _rows(dtype: str, shape: tuple[int, ...], raw: bytes) -> list[Any]:
