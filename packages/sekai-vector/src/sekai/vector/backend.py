@@ -354,9 +354,8 @@ def as_array_batch(actions: list[Any] | np.ndarray) -> np.ndarray | None:
     A slice of one array travels far cheaper than NumPy scalars or rows one by one; the slice's
     server hands the sub-envs the same per-env values (NumPy scalars or rows) from it.
     """
-    if isinstance(actions, np.ndarray):
-        return None if actions.dtype.hasobject else actions
-    batch = getattr(actions, "batch", None)  # the array VecEnv.step split into these rows
+    # the array itself, or the one VecEnv.step split into these rows
+    batch = actions if isinstance(actions, np.ndarray) else getattr(actions, "batch", None)
     if isinstance(batch, np.ndarray) and not batch.dtype.hasobject:
         return batch
     first = actions[0]
