@@ -59,7 +59,7 @@ from replay_throughput import report as replay_report
 from sekai.envs.finance import LimitOrderBookMarket
 from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
 from sekai.finance import BUY, SELL, ContStoikovTalreja, OrderBook, simulate_flow
-from sekai.finance.lobster import DELETE, EXECUTE, MESSAGE_DTYPE, SUBMIT, record_flow, replay
+from sekai.finance.lob.lobster import DELETE, EXECUTE, MESSAGE_DTYPE, SUBMIT, record_flow, replay
 
 try:
     import hftbacktest as hft

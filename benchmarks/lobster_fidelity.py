@@ -11,7 +11,7 @@ the orderbook rows (always 100%: the tests assert it); how many messages needed 
 reconciliation, and how many found no order or legacy volume (unmatched); and the replay's
 rate in messages per second (CPU time), alone and reconciling.
 
-Then the compiled replay (``sekai.finance._replay_kernel``, numba; the tests check it gives
+Then the compiled replay (``sekai.finance.lob._replay_kernel``, numba; the tests check it gives
 the same book as ``replay`` after every message): its messages per second on the same files
 and on an hour of the Cont-Stoikov-Talreja flow, writing level 1 after every message, for one
 whole call (checks and the id table included), beside ``replay`` on an OrderBook.
@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "finance"
 from lobster_days import N_TICKS, TICK, Shipped, generate_day, ship
 
 from sekai.finance import BUY, SELL, ContStoikovTalreja, OrderBook, simulate_flow
-from sekai.finance._replay_kernel import replay_levels
-from sekai.finance.lobster import initial_book, record_flow, replay
+from sekai.finance.lob._replay_kernel import replay_levels
+from sekai.finance.lob.lobster import initial_book, record_flow, replay
 
 SEEDS = (0, 1, 2)
 LEVELS = (5, 10)

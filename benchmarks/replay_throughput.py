@@ -31,12 +31,12 @@ import time
 
 import numpy as np
 
-from sekai.envs.finance._replay_model import ReplayModel
 from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 from sekai.finance import BUY, SELL, ContStoikovTalreja, OrderBook, simulate_flow
-from sekai.finance._replay_kernel import replay_levels, replay_record
-from sekai.finance._replay_windows import step_windows
-from sekai.finance.lobster import orderbook_dtype, record_flow, replay
+from sekai.finance.lob._replay_kernel import replay_levels, replay_record
+from sekai.finance.lob._replay_windows import step_windows
+from sekai.finance.lob.lobster import orderbook_dtype, record_flow, replay
+from sekai.finance.lob.replay_model import ReplayModel
 
 N_TICKS = 4000
 ROW_LEVELS = 10

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sekai.envs.finance._level_books import AHEAD, PRICE, SEQ, SIZE, LevelBooks
 from sekai.finance import BUY, SELL
+from sekai.finance.lob.level_books import AHEAD, PRICE, SEQ, SIZE, LevelBooks
 
 
 def check_books(books: LevelBooks) -> None:

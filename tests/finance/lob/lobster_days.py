@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance import BUY, SELL, OrderBook
-from sekai.finance.lobster import (
+from sekai.finance.lob.lobster import (
     CROSS,
     DELETE,
     EMPTY_PRICE,

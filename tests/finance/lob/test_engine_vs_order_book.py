@@ -1,4 +1,4 @@
-"""The compiled engine (``_level_books``) against ``OrderBook``, the reference: the same random
+"""The compiled engine (``level_books``) against ``OrderBook``, the reference: the same random
 public flow and trader orders go to both, and after every event the books agree on full depth,
 each level's queue in priority order (the public's one-lot orders and the traders' orders, i.e.
 queue positions), the fills and every account."""
@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lob_checks import check_queue_positions
 
-from sekai.envs.finance import _level_books as engine
-from sekai.envs.finance._level_books import LevelBooks
-from sekai.envs.finance._lob_market import MarketConfig
 from sekai.finance import BUY, PUBLIC, SELL, FlowEvents, OrderBook
-from sekai.finance.order_flow import CANCEL, LIMIT, MARKET, apply_event, seed_book
+from sekai.finance.lob import level_books as engine
+from sekai.finance.lob.flow import CANCEL, LIMIT, MARKET, apply_event, seed_book
+from sekai.finance.lob.level_books import LevelBooks
+from sekai.finance.lob.market import MarketConfig
 
 TICKS = 24
 TRADERS = 3

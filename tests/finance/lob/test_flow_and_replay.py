@@ -18,7 +18,8 @@ from sekai.finance import (
     OrderBook,
     simulate_flow,
 )
-from sekai.finance.lobster import (
+from sekai.finance.lob.flow import apply_event, sample_event, seed_book
+from sekai.finance.lob.lobster import (
     MESSAGE_DTYPE,
     ReplayResult,
     read_messages,
@@ -26,7 +27,6 @@ from sekai.finance.lobster import (
     replay,
     write_messages,
 )
-from sekai.finance.order_flow import apply_event, sample_event, seed_book
 
 
 def sample_many(model: ContStoikovTalreja, m: int, queues: list[int], seed: int) -> np.ndarray:

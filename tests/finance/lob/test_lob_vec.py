@@ -11,9 +11,9 @@ from lob_checks import check_books
 
 import sekai
 from sekai.envs.finance import LimitOrderBookMarket
-from sekai.envs.finance._level_books import LevelBooks
 from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
 from sekai.finance import BUY, MARKET, SELL, ContStoikovTalreja, FlowEvents, simulate_flow
+from sekai.finance.lob.level_books import LevelBooks
 
 KWARGS = {"decision_intervals": [1.0, 2.0, 5.0], "session_length": 20.0, "order_size": 2}
 

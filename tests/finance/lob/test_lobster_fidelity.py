@@ -13,7 +13,7 @@ import pytest
 from lobster_days import N_TICKS, TICK, Day, Shipped, generate_day, ship, write_day
 
 from sekai.finance import BUY, SELL, OrderBook, TradingHalted
-from sekai.finance.lobster import (
+from sekai.finance.lob.lobster import (
     CROSS,
     EXECUTE_HIDDEN,
     HALT,

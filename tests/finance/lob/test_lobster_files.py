@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from sekai.finance import BUY, LEGACY, SELL, OrderBook
-from sekai.finance.lobster import (
+from sekai.finance.lob.lobster import (
     MESSAGE_DTYPE,
     initial_book,
     orderbook_dtype,

@@ -11,12 +11,12 @@ import pytest
 from lobster_days import Shipped, generate_day, ship, write_day
 
 import sekai
-import sekai.envs.finance._replay_model as replay_model
+import sekai.finance.lob.replay_model as replay_model
 from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 from sekai.envs.finance.lobster_replay_market import LobsterReplayMarket
 from sekai.finance import BUY, SELL
-from sekai.finance._replay_day import TICK_MARGIN
-from sekai.finance.lobster import HALT, MESSAGE_DTYPE, SUBMIT, initial_book, replay
+from sekai.finance.lob._replay_day import TICK_MARGIN
+from sekai.finance.lob.lobster import HALT, MESSAGE_DTYPE, SUBMIT, initial_book, replay
 
 KEEP, NONE = 0, 0
 CENTS = 100  # LOBSTER price units per tick

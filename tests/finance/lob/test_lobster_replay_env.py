@@ -14,11 +14,11 @@ import pytest
 from lobster_days import N_TICKS, generate_day, ship
 
 import sekai
-from sekai.envs.finance._replay_model import ReplayModel
 from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 from sekai.envs.finance.lobster_replay_market import LobsterReplayMarket
 from sekai.finance import BUY, SELL, OrderBook
-from sekai.finance.lobster import (
+from sekai.finance.lob.book import LEGACY
+from sekai.finance.lob.lobster import (
     DELETE,
     EXECUTE,
     HALT,
@@ -30,7 +30,7 @@ from sekai.finance.lobster import (
     replay,
     write_messages,
 )
-from sekai.finance.order_book import LEGACY
+from sekai.finance.lob.replay_model import ReplayModel
 
 KEEP, CANCEL, JOIN, TWO_BEHIND = 0, 1, 3, 5  # bid/ask instructions (LimitOrderBookMarket's)
 NONE = 0  # no market order

@@ -1,5 +1,5 @@
 """The private numba option the LOB kernels rely on (``_nrt=False``) still exists and still does
-what ``_level_books`` says: no reference counting around the arrays a kernel passes on."""
+what ``level_books`` says: no reference counting around the arrays a kernel passes on."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 
 
 def _compiled_ir(**options: object) -> str:
-    """The LLVM IR of a kernel that passes an array to an inlined helper, as _level_books does."""
+    """The LLVM IR of a kernel that passes an array to an inlined helper, as level_books does."""
 
     @numba.njit(inline="always", **options)
     def first(values):  # type: ignore[no-untyped-def]
@@ -34,11 +34,11 @@ def test_without_it_numba_counts_references_and_with_it_not() -> None:
 
 
 def test_every_level_books_kernel_is_compiled_with_it() -> None:
-    from sekai.envs.finance import _level_books
+    from sekai.finance.lob import level_books
 
     kernels = [
         value
-        for value in vars(_level_books).values()
+        for value in vars(level_books).values()
         if isinstance(value, numba.core.registry.CPUDispatcher)
     ]
     assert len(kernels) >= 10

@@ -11,8 +11,8 @@ from lobster_days import N_TICKS, generate_day, ship
 from numpy.typing import NDArray
 
 from sekai.finance import BUY, SELL, OrderBook
-from sekai.finance._replay_kernel import replay_levels, replay_record
-from sekai.finance.lobster import EXECUTE, SUBMIT, initial_book, replay
+from sekai.finance.lob._replay_kernel import replay_levels, replay_record
+from sekai.finance.lob.lobster import EXECUTE, SUBMIT, initial_book, replay
 
 
 @pytest.mark.parametrize(("seed", "levels"), [(0, 5), (0, 10), (1, 5), (2, 10)])

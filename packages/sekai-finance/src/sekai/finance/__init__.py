@@ -1,6 +1,6 @@
 """Market building blocks the finance envs share and users compose: samplers, cost models,
 data loading (``datasets``: real bars shipped with the package), episode metrics, baselines,
-the order book and its order flow."""
+the order book and its order flow (``sekai.finance.lob``)."""
 
 from sekai.finance.baselines import (
     TWAP,
@@ -17,25 +17,23 @@ from sekai.finance.costs import (
     SquareRootImpact,
 )
 from sekai.finance.data import Bars, Panel, load_csv, load_parquet, read_bars, read_panel
-from sekai.finance.metrics import EpisodeMetrics
-from sekai.finance.order_book import (
+from sekai.finance.lob import (
     BUY,
+    CANCEL,
     LEGACY,
+    LIMIT,
+    MARKET,
     PUBLIC,
     SELL,
+    ContStoikovTalreja,
+    FlowEvents,
     Order,
     OrderBook,
     Trade,
     TradingHalted,
-)
-from sekai.finance.order_flow import (
-    CANCEL,
-    LIMIT,
-    MARKET,
-    ContStoikovTalreja,
-    FlowEvents,
     simulate_flow,
 )
+from sekai.finance.metrics import EpisodeMetrics
 from sekai.finance.samplers import DateRange, EpisodeSampler, RandomStart, SequentialStart
 from sekai.finance.weights import PortfolioWeights
 

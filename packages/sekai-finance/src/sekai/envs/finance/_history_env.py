@@ -6,15 +6,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sekai.envs.finance._parameters import (
-    Parameter,
-    ReadOnly,
-    check_bool,
-    check_cost_model,
-    check_float,
-    check_int,
-)
+from sekai.envs.finance._parameters import Parameter, ReadOnly, check_bool, check_cost_model
 from sekai.envs.finance._single import FinanceEnv
+from sekai.finance.arguments import check_float, check_int
 from sekai.finance.costs import CostModel, resolve_costs
 from sekai.finance.data import infer_periods_per_year
 from sekai.finance.history import price_history

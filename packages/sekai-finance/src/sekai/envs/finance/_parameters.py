@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -54,23 +53,6 @@ class Parameter:
         obj.__dict__[self.name] = self.check(value)
 
 
-def check_int(name: str, value: Any, minimum: int) -> int:
-    """``value`` as an int if it is an integer of at least ``minimum``, else a ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an int of at least {minimum}, got {value!r}")
-    return int(value)
-
-
-def check_float(name: str, value: Any, minimum: float = -math.inf) -> float:
-    """``value`` as a float if it is a finite number of at least ``minimum``, else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or number < minimum:
-        raise ValueError(f"{name} must be a finite number of at least {minimum}, got {value!r}")
-    return number
-
-
 def check_cost_model(value: Any) -> CostModel:
     """A cost model is any callable (see ``sekai.finance.costs``)."""
     if not callable(value):
@@ -85,11 +67,3 @@ def check_bool(name: str, value: Any) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
-
-
-def check_positive(name: str, value: Any) -> float:
-    """``value`` as a float if it is a finite number > 0, else a ValueError naming it."""
-    number = check_float(name, value, 0.0)
-    if number == 0.0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return number

@@ -1,7 +1,7 @@
 """LimitOrderBookMarket: several traders on their own clocks in one limit order book.
 
 It is the one-book case of ``LimitOrderBookVecEnv``: the same arrays and compiled kernels
-(``._level_books``) carry out the traders' instructions, the background flow (the
+(``sekai.finance.lob.level_books``) carry out the traders' instructions, the background flow (the
 Cont-Stoikov-Talreja model or a given ``FlowEvents`` stream) and the accounts. This class takes
 and gives one book's values instead of arrays with a leading book axis, and adds the text render.
 """
@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
-from sekai.finance.order_book import BUY, SELL
-from sekai.finance.order_flow import ContStoikovTalreja, FlowEvents
+from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob.flow import ContStoikovTalreja, FlowEvents
 from sekai.multi_agent import MAResetResult, MAStepResult, MultiAgentEnv
 
 

@@ -4,8 +4,8 @@ The books run in lock-step on the shared decision schedule, so one step takes th
 actions as ``(num_envs, 3)`` arrays and returns ``(num_envs, ...)`` observations and
 ``(num_envs,)`` rewards per agent; flags are plain bools (every book ends together). The due
 traders' instructions and the background flow up to the next decision time run in compiled
-loops over books and events (see ``_level_books``), one call each per step. LimitOrderBookMarket
-is its one-book case.
+loops over books and events (see ``sekai.finance.lob.level_books``), one call each per step.
+LimitOrderBookMarket is its one-book case.
 """
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ import numpy as np
 
 from sekai.checks import check_positive_int
 from sekai.core import RenderMixin, RngMixin
-from sekai.envs.finance._level_books import LevelBooks
-from sekai.envs.finance._lob_market import (
+from sekai.envs.finance._pictures import EpisodeTrace, Picture, draw_market
+from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob.flow import FlowEvents
+from sekai.finance.lob.level_books import LevelBooks
+from sekai.finance.lob.market import (
     DEPTH_WINDOW,
     MarketConfig,
     action_space_for,
     observation_space_for,
 )
-from sekai.envs.finance._pictures import EpisodeTrace, Picture, draw_market
-from sekai.finance.order_book import BUY, SELL
-from sekai.finance.order_flow import FlowEvents
 from sekai.multi_agent import MAResetResult, MAStepResult
 
 PICTURE = Picture(price="mid_price", equity="values", holding="inventory", agents="trader")

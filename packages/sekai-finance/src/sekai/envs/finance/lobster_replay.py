@@ -1,7 +1,7 @@
 """LobsterReplay-v0: trade inside replayed LOBSTER days, with orders in the real FIFO queue.
 
-A thin driver over the replay market (``._replay_model``) with one window and one agent; its
-native vector env steps many windows in the same compiled call. See
+A thin driver over the replay market (``sekai.finance.lob.replay_model``) with one window and
+one agent; its native vector env steps many windows in the same compiled call. See
 docs/limit-order-book.md, "A real day as an env".
 """
 
@@ -11,11 +11,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sekai.envs.finance._lob_market import action_space_for
 from sekai.envs.finance._parameters import ReadOnly
 from sekai.envs.finance._pictures import Picture
-from sekai.envs.finance._replay_model import ReplayModel, ReplayTerms, build_terms
 from sekai.envs.finance._single import FinanceEnv, InfoArrays
+from sekai.finance.lob.market import action_space_for
+from sekai.finance.lob.replay_model import ReplayModel, ReplayTerms, build_terms
 from sekai.spaces import Box
 
 AGENT = "agent"

@@ -1,6 +1,7 @@
 """LobsterReplayMarket: several agents, each with its own latencies, trading inside a
 replayed LOBSTER day (of one day or a set). A thin driver over the replay market
-(``._replay_model``) with one window; see docs/limit-order-book.md, "A real day as an env"."""
+(``sekai.finance.lob.replay_model``) with one window; see docs/limit-order-book.md, "A real day
+as an env"."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sekai.envs.finance._lob_market import action_space_for
-from sekai.envs.finance._parameters import check_int
-from sekai.envs.finance._replay_model import ReplayModel, build_terms
+from sekai.finance.arguments import check_int
+from sekai.finance.lob.market import action_space_for
+from sekai.finance.lob.replay_model import ReplayModel, build_terms
 from sekai.multi_agent import MAResetResult, MAStepResult, MultiAgentEnv
 from sekai.spaces import Box
 

@@ -7,15 +7,10 @@ from typing import Any, ClassVar, cast
 import numpy as np
 
 from sekai.core import StepResult
-from sekai.envs.finance._parameters import (
-    Parameter,
-    ReadOnly,
-    check_float,
-    check_int,
-    check_positive,
-)
+from sekai.envs.finance._parameters import Parameter, ReadOnly
 from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import FinanceEnv, MarketModel
+from sekai.finance.arguments import check_float, check_int, check_positive
 from sekai.finance.market_making import FILL_MODELS, MarketMakingModel, MarketMakingModelOne
 from sekai.spaces import Box
 

@@ -9,15 +9,11 @@ import numpy as np
 
 from sekai.core import StepResult
 from sekai.envs.finance._history_env import HistoryEnv, check_data_options
-from sekai.envs.finance._parameters import (
-    Parameter,
-    ReadOnly,
-    check_float,
-    check_int,
-)
+from sekai.envs.finance._parameters import Parameter, ReadOnly
 from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import MarketModel, OneEnvModel
 from sekai.finance._scalar import EXACT_SUM_LENGTH
+from sekai.finance.arguments import check_float, check_int
 from sekai.finance.costs import CostModel
 from sekai.finance.data import read_panel
 from sekai.finance.history import log_returns, price_history

@@ -1,6 +1,6 @@
 """The limit order book's rules as compiled primitives over level arrays, written once for every
 user: the simulated books of LimitOrderBookMarket and LimitOrderBookVecEnv
-(``sekai.envs.finance._level_books``), the compiled LOBSTER replay (``_replay_kernel``) and the
+(``sekai.finance.lob.level_books``), the compiled LOBSTER replay (``_replay_kernel``) and the
 replay env's windows of virtual agent orders (``_replay_windows``).
 
 A set of books is lots per (side, tick, book), the book axis last (one book is the N = 1 case);
@@ -13,7 +13,7 @@ with the caller (traders' orders with their lots ahead, a replay's order-id FIFO
 the walk its queue and the compiled functions that read and change it.
 
 Every function here is inlined into the kernel that calls it, so it is compiled with that
-kernel's options: reference counting off (``_nrt=False``) in ``_level_books``, which the
+kernel's options: reference counting off (``_nrt=False``) in ``level_books``, which the
 numba option test checks, on in the replay kernels, which allocate. numba's cache does not see
 a change to an inlined function: delete the callers' cache files after editing this one.
 numba is imported here only, and by those kernels.
@@ -25,7 +25,7 @@ from typing import Any
 
 import numba
 
-from sekai.finance.order_book import BUY, SELL
+from sekai.finance.lob.book import BUY, SELL
 
 # Reference counting off (``_nrt=False``, an option of numba's CPU target that its typing stubs
 # leave out): the kernels only index arrays the caller owns and allocate nothing, and the

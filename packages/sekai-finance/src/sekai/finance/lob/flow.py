@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance.order_book import BUY, PUBLIC, SELL, OrderBook
+from sekai.finance.lob.book import BUY, PUBLIC, SELL, OrderBook
 
 LIMIT = 0
 MARKET = 1

@@ -11,7 +11,7 @@ N levels are set to the row by ``lobster.replay``'s rule: volume the book holds 
 is cancelled (legacy first, then the newest orders), volume the row shows and the book lacks
 becomes legacy; each change is recorded as a correction for the replay windows' queues.
 The level rules (best prices, the top levels, legacy volume taken and added, and the matching
-walk of a level that a crossing submission trades through) are the engine's (``_lob_engine``),
+walk of a level that a crossing submission trades through) are the engine's (``_engine``),
 on the one-book case of its level arrays; the order-id table and its FIFO queues, which that
 walk reads, are this replay's. numba is imported here and there only.
 """
@@ -24,7 +24,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance._lob_engine import (
+from sekai.finance.lob._engine import (
     add_anonymous,
     after_removal,
     improve_best,
@@ -34,8 +34,8 @@ from sekai.finance._lob_engine import (
     take_anonymous,
     top_levels,
 )
-from sekai.finance.lobster import DELETE, EXECUTE, SUBMIT, _check_replay
-from sekai.finance.order_book import BUY, SELL
+from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob.lobster import DELETE, EXECUTE, SUBMIT, _check_replay
 
 _jit = numba.njit(cache=True)  # type: ignore[call-overload]
 FIX_FIELDS = 5  # a correction: after message, side, tick, lots (+ legacy added, - taken), arrival

@@ -2,7 +2,7 @@
 agent), its native vector env (many windows) and LobsterReplayMarket (one window, several
 agents) drive. Per step it decodes the agents' actions against the book each saw, makes one
 compiled call that replays every window's messages with the agents' virtual orders
-(``sekai.finance._replay_windows``), and marks the accounts to the mid."""
+(``sekai.finance.lob._replay_windows``), and marks the accounts to the mid."""
 
 from __future__ import annotations
 
@@ -13,18 +13,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._lob_market import (
+from sekai.finance.arguments import check_float, check_int, check_positive
+from sekai.finance.lob._replay_days import ReplayDays
+from sekai.finance.lob._replay_windows import FILL_FIELDS, NO_MARKET, step_windows
+from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob.flow import ContStoikovTalreja, simulate_flow
+from sekai.finance.lob.lobster import record_flow
+from sekai.finance.lob.market import (
     INSTRUCTIONS,
     MARKET_ORDERS,
     MarketConfig,
     TraderView,
 )
-from sekai.envs.finance._parameters import check_float, check_int, check_positive
-from sekai.finance._replay_days import ReplayDays
-from sekai.finance._replay_windows import FILL_FIELDS, NO_MARKET, step_windows
-from sekai.finance.lobster import record_flow
-from sekai.finance.order_book import BUY, SELL
-from sekai.finance.order_flow import ContStoikovTalreja, simulate_flow
 from sekai.finance.samplers import EpisodeSampler, resolve_sampler
 
 PRICE_UNITS = 10_000  # a LOBSTER price is dollars x 10,000

@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance._replay_kernel import FIX_FIELDS, replay_record
-from sekai.finance.lobster import (
+from sekai.finance.lob._replay_kernel import FIX_FIELDS, replay_record
+from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob.lobster import (
     EXECUTE,
     EXECUTE_HIDDEN,
     HALT,
@@ -23,7 +24,6 @@ from sekai.finance.lobster import (
     read_messages,
     read_orderbook,
 )
-from sekai.finance.order_book import BUY, SELL
 
 TICK_MARGIN = 16  # ticks of room past the day's extreme prices, for agent quotes
 
@@ -134,7 +134,7 @@ def _messages(messages: Any) -> NDArray[Any]:
     elif not isinstance(messages, np.ndarray) or messages.dtype != MESSAGE_DTYPE:
         raise TypeError(
             "messages must be a LOBSTER message file's path or an array of "
-            f"sekai.finance.lobster.MESSAGE_DTYPE, got {type(messages).__name__}"
+            f"sekai.finance.lob.lobster.MESSAGE_DTYPE, got {type(messages).__name__}"
         )
     if len(messages) < 2:
         raise ValueError(f"messages must hold at least 2 messages, got {len(messages)}")

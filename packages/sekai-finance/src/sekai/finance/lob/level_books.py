@@ -9,7 +9,7 @@ queue (which of their orders is first at a level, and the public lots ahead of i
 self-trade policy, the flow and the traders' instructions are written here, as numba-compiled
 loops over books and events, one call per step, over the rules every LOB user shares (levels,
 best prices, top levels, accounts, and the matching walk of a level, which reads this queue:
-``sekai.finance._lob_engine``); NumPy reads the arrays for views and values. ``cache=True``
+``sekai.finance.lob._engine``); NumPy reads the arrays for views and values. ``cache=True``
 compiles each kernel once per machine. ``sekai.finance.OrderBook`` is the reference they are tested
 against (tests/finance/lob/test_engine_vs_order_book.py).
 """
@@ -23,8 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._lob_market import MarketConfig, TraderView
-from sekai.finance._lob_engine import (
+from sekai.finance.lob._engine import (
     add_anonymous,
     after_removal,
     improve_best,
@@ -36,14 +35,15 @@ from sekai.finance._lob_engine import (
     take_anonymous,
     top_levels,
 )
-from sekai.finance.order_book import BUY, PUBLIC, SELL
-from sekai.finance.order_flow import (
+from sekai.finance.lob.book import BUY, PUBLIC, SELL
+from sekai.finance.lob.flow import (
     CANCEL,
     MARKET,
     ContStoikovTalreja,
     FlowEvents,
     _event_tables,
 )
+from sekai.finance.lob.market import MarketConfig, TraderView
 
 # fields of a trader's resting order, the last axis of ``LevelBooks.orders``
 PRICE, SIZE, AHEAD, SEQ = range(4)  # tick (-1: none), lots, public lots ahead, placement number
@@ -335,7 +335,7 @@ class BookView:
 # placed, cash, inventory, tick_price, touched (the lowest and highest tick a lot was placed at),
 # tape, fills.
 # Owners are trader columns; the public is the last column of the accounts. The kernels are
-# compiled with reference counting off (``_lob_engine.jit``), and small helpers are inlined
+# compiled with reference counting off (``_engine.jit``), and small helpers are inlined
 # into the loops that call them.
 @inline
 def _public(state: Any) -> int:
@@ -554,7 +554,7 @@ def _run_flow(
     queues: Any,
 ) -> int:
     """Each book's live flow from ``start`` to ``until``, book after book: the same draws and
-    floating-point operations as :func:`sekai.finance.order_flow.sample_event`, so the same
+    floating-point operations as :func:`sekai.finance.lob.flow.sample_event`, so the same
     events as the single env given the same generator. ``cumulative`` (4D + 2,) starts with
     the running sum of the 2D + 2 state-free rates; it and ``queues`` (2, D) are scratch."""
     volume, public, best, ref = state[0], state[1], state[2], state[3]

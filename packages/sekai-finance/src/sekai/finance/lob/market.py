@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance.order_book import BUY, SELL
-from sekai.finance.order_flow import ContStoikovTalreja, FlowEvents
+from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob.flow import ContStoikovTalreja, FlowEvents
 from sekai.spaces import Box, MultiDiscrete
 
 INSTRUCTIONS = ("keep", "cancel", "improve", "join", "one tick behind", "two ticks behind")

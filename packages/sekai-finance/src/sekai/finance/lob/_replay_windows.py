@@ -24,7 +24,7 @@ lots ahead of it and the message index at which it joined its level:
 Every fill is cut to what keeps the agent's inventory within ``max_inventory`` lots (an order
 with no room left is cancelled); makers pay ``maker_fee`` per lot, takers ``taker_fee`` (a
 negative fee is a rebate). The inventory cap's room and the accounts are the engine's rules
-(``_lob_engine``). numba is imported here and there only.
+(``_engine``). numba is imported here and there only.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sekai.finance._lob_engine import room, settle
-from sekai.finance.lobster import EXECUTE, EXECUTE_HIDDEN, SUBMIT
-from sekai.finance.order_book import BUY, SELL
+from sekai.finance.lob._engine import room, settle
+from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob.lobster import EXECUTE, EXECUTE_HIDDEN, SUBMIT
 
 _jit = numba.njit(cache=True)  # type: ignore[call-overload]
 KEEP_ORDER, CANCEL_ORDER = -1, -2  # an instruction for a side: keep, cancel, else a tick

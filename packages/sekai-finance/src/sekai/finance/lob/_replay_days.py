@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance._replay_day import TICK_MARGIN, ReplayDay, highest_tick, load_day
+from sekai.finance.lob._replay_day import TICK_MARGIN, ReplayDay, highest_tick, load_day
 
 PADDING = 0  # the padding message's type: with 0 lots, the windows' kernel ignores it
 

@@ -1,0 +1,51 @@
+"""The limit order book: everything sekai knows about order books, in one place.
+
+- ``book``: ``OrderBook``, the object API and the reference every compiled path is tested against;
+- ``_engine``: the matching rules as numba kernels over level arrays, written once for every user;
+- ``flow``: the Cont-Stoikov-Talreja background order flow;
+- ``lobster``: LOBSTER files (read, write, replay into an ``OrderBook``, record a flow);
+- ``_replay_kernel``, ``_replay_day``, ``_replay_days``, ``_replay_windows``: a replayed day as
+  arrays, and many windows of agent orders in its real FIFO queues, one compiled call a step;
+- ``market``, ``level_books``: the simulated multi-agent market (its rules, many books at once);
+- ``replay_model``: the replay market the replay envs drive.
+
+The envs in ``sekai.envs.finance`` are thin drivers over the public modules here. A new data
+format is a reader module beside ``lobster``; numba is imported only by the compiled modules, so
+importing this package (or ``sekai.finance``) does not compile anything.
+"""
+
+from sekai.finance.lob.book import (
+    BUY,
+    LEGACY,
+    PUBLIC,
+    SELL,
+    Order,
+    OrderBook,
+    Trade,
+    TradingHalted,
+)
+from sekai.finance.lob.flow import (
+    CANCEL,
+    LIMIT,
+    MARKET,
+    ContStoikovTalreja,
+    FlowEvents,
+    simulate_flow,
+)
+
+__all__ = [
+    "BUY",
+    "CANCEL",
+    "LEGACY",
+    "LIMIT",
+    "MARKET",
+    "PUBLIC",
+    "SELL",
+    "ContStoikovTalreja",
+    "FlowEvents",
+    "Order",
+    "OrderBook",
+    "Trade",
+    "TradingHalted",
+    "simulate_flow",
+]
