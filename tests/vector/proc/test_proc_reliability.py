@@ -14,6 +14,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from proc_envs import (
     INTERRUPT,
@@ -29,6 +30,7 @@ from proc_leaks import (  # leaves_nothing_behind: autouse fixture
     running,
 )
 
+from sekai.vector import SyncVecEnv
 from sekai.vector.errors import VecEnvWorkerError
 from sekai.vector.proc import ProcVecEnv
 
@@ -164,6 +166,80 @@ def test_the_resource_tracker_has_nothing_to_clean_up_or_warn_about(context: str
     assert run.returncode == 0, run.stderr
     assert run.stdout == "True [1. 1. 1.]\n"
     assert run.stderr == ""  # no "leaked shared_memory" warning, no failed unlink
+
+
+def test_workers_ignore_sigint_sent_to_them_and_keep_serving() -> None:
+    actions = np.random.default_rng(0).integers(0, 2, size=(5, 4))
+    with SyncVecEnv([CounterEnv] * 4) as reference:
+        reference.reset(seed=0)
+        want = [reference.step(action).observations for action in actions]
+    with ProcVecEnv([CounterEnv] * 4, num_workers=2) as vec:
+        vec.reset(seed=0)
+        pids = vec.get_attr("pid")
+        for pid in set(pids):
+            os.kill(pid, signal.SIGINT)
+        got = [vec.step(action).observations for action in actions]
+        assert vec.get_attr("pid") == pids  # the same workers, none replaced
+    np.testing.assert_array_equal(np.stack(got), np.stack(want))
+
+
+CTRL_C_SCRIPT = f"""
+import sys
+sys.path.insert(0, {str(HERE)!r})
+from proc_envs import CounterEnv
+from sekai.vector.proc import ProcVecEnv
+
+vec = ProcVecEnv([CounterEnv] * 4, num_workers=2)
+vec.reset(seed=0)
+pids = vec.get_attr("pid")
+try:
+    vec.step([0, 0, 0, 0])
+    print("ready", flush=True)
+    while True:
+        vec.step([0, 0, 0, 0])
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+print("same workers", vec.get_attr("pid") == pids, vec.step([1, 1, 1, 1]).rewards.shape)
+vec.close()
+print("closed")
+"""
+
+
+def process_group(pgid: int) -> list[int]:
+    """The processes in process group ``pgid`` (the process table, read from /proc)."""
+    members = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if os.getpgid(int(entry.name)) == pgid:
+                members.append(int(entry.name))
+        except ProcessLookupError:
+            continue  # gone meanwhile
+    return members
+
+
+def test_ctrl_c_while_stepping_reaches_the_parent_alone_which_goes_on_and_closes_cleanly() -> None:
+    script = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_SCRIPT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    try:
+        assert script.stdout is not None
+        assert script.stdout.readline() == "ready\n"  # it has stepped, and steps on
+        group = process_group(script.pid)  # the script, its workers, forkserver, tracker
+        assert len(group) >= 4
+        os.killpg(script.pid, signal.SIGINT)  # Ctrl-C in the terminal
+        out, err = script.communicate(timeout=60)
+    finally:
+        if script.poll() is None:
+            script.kill()
+            script.wait()
+    assert (script.returncode, err) == (0, "")
+    assert out.splitlines() == ["interrupted", "same workers True (4,)", "closed"]
+    for pid in group:  # nothing of the script outlives it
+        assert wait_exit(pid, 10.0), f"process {pid} of the script's group outlived it"
 
 
 def test_a_vec_env_dropped_without_close_is_cleaned_up_when_collected() -> None:

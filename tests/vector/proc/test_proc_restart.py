@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import os
 import signal
+from typing import Any
 
+import numpy as np
 import pytest
 from proc_envs import KILL, CounterEnv
 from proc_leaks import (  # leaves_nothing_behind: autouse fixture
@@ -16,6 +19,7 @@ from proc_leaks import (  # leaves_nothing_behind: autouse fixture
 from restart_runs import KILLED, NUM_ENVS, NUM_WORKERS, check_healed, run
 from test_proc_reliability import wait_exit
 
+from sekai.vector import SyncVecEnv
 from sekai.vector.errors import VecEnvWorkerError
 from sekai.vector.proc import ProcVecEnv
 
@@ -75,3 +79,51 @@ def test_other_commands_are_answered_by_the_new_worker():
 def test_restart_must_be_a_bool_or_a_count_and_a_window(restart):
     with pytest.raises(ValueError, match="restart must be False, True"):
         ProcVecEnv([CounterEnv], restart=restart)
+
+
+def restart_seed(seed: int, restarts: int, rank: int) -> int:
+    """The documented seed of sub-env ``rank`` rebuilt by restart number ``restarts``, from its
+    last seed: ``numpy.random.SeedSequence((seed, restarts, rank))``."""
+    return int(np.random.SeedSequence((seed, restarts, rank)).generate_state(1, np.uint64)[0])
+
+
+def healed_run(vec: ProcVecEnv, resets: list) -> tuple[list[Any], list[list[int | None]]]:
+    """``resets`` (blocking or awaited), a kill of the worker of sub-envs 2 and 3, then 20
+    steps: the step results, and the seeds that each reset reported for sub-envs 2 and 3."""
+    seeds = []
+    for reset in resets:
+        result = asyncio.run(reset(vec)) if asyncio.iscoroutinefunction(reset) else reset(vec)
+        seeds.append([result.infos[rank]["seed"] for rank in (2, 3)])
+    sigkill(vec, 2)
+    actions = np.random.default_rng(0).integers(0, 2, size=(20, 4))
+    return [vec.step(action) for action in actions], seeds
+
+
+def sync_reset(seed):
+    return lambda vec: vec.reset(seed=seed)
+
+
+def async_reset(seed):
+    async def reset(vec):
+        return await vec.async_reset(seed=seed)
+
+    return reset
+
+
+@pytest.mark.parametrize("reset", [sync_reset, async_reset], ids=["reset", "async_reset"])
+def test_rebuilt_sub_envs_are_seeded_from_the_latest_reset_seed(reset):
+    with ProcVecEnv([CounterEnv] * 4, num_workers=2, restart=True) as vec:
+        # reset() without a seed keeps each sub-env's last one
+        steps, (first, last, _) = healed_run(vec, [reset(1), reset(2), reset(None)])
+    assert None not in first + last and first != last
+    actions = np.random.default_rng(0).integers(0, 2, size=(20, 4))
+    for seeds, same in [(last, True), (first, False)]:
+        restart_seeds = [restart_seed(s, 1, rank) for s, rank in zip(seeds, (2, 3), strict=True)]
+        with SyncVecEnv([CounterEnv] * 2) as fresh:  # sub-envs 2, 3 as the 1st restart seeds them
+            start = fresh.reset(seed=restart_seeds)
+            want = [start.observations] + [
+                fresh.step(action[2:]).observations for action in actions[1:]
+            ]
+        got = [step.observations[2:] for step in steps]
+        assert np.array_equal(np.stack(got), np.stack(want)) == same
+    assert steps[0].truncated.tolist() == [False, False, True, True]

@@ -1,5 +1,5 @@
-"""What a user sees when things go wrong in the workers: a missing main guard, a remote
-exception, a hung worker, a dead one."""
+"""What a user sees when things go wrong in the workers: a script without the main guard, a
+remote exception, a hung worker, a dead one."""
 
 from __future__ import annotations
 
@@ -31,10 +31,18 @@ vec.close()
 """
 
 
-def run_script(source: str, tmp_path, *, from_stdin: bool = False) -> subprocess.CompletedProcess:
+def run_script(
+    source: str, tmp_path, *, from_stdin: bool = False, as_module: bool = False
+) -> subprocess.CompletedProcess:
+    """Run ``source`` as train.py in ``tmp_path``: by its path, piped to ``python -`` or as
+    ``python -m train``."""
     script = tmp_path / "train.py"
     script.write_text(textwrap.dedent(source))
-    command = [sys.executable, "-"] if from_stdin else [sys.executable, str(script)]
+    command = [sys.executable, str(script)]
+    if from_stdin:
+        command = [sys.executable, "-"]
+    elif as_module:
+        command = [sys.executable, "-m", "train"]
     return subprocess.run(
         command,
         input=script.read_text() if from_stdin else None,
@@ -45,13 +53,85 @@ def run_script(source: str, tmp_path, *, from_stdin: bool = False) -> subprocess
     )
 
 
+# Each process that runs the script's top level adds its pid to the marker file.
+MARKER = """
+import os
+import sekai
+with open("marker", "a") as marker:
+    marker.write(f"{os.getpid()}\\n")
+"""
+TRAIN = """
+print(os.getpid(), flush=True)
+vec = sekai.ProcVecEnv([lambda: sekai.make("CartPole-v1")] * 4, num_workers=2, **OPTIONS)
+vec.reset(seed=0)
+print(vec.step([0, 1, 0, 1]).rewards, flush=True)
+vec.close()
+"""
+
+
+def marked_script(options: dict, *, guard: bool) -> str:
+    """MARKER, then TRAIN with ``options`` for the ProcVecEnv, under the main guard or not."""
+    train = textwrap.indent(TRAIN, "    ") if guard else TRAIN
+    guard_line = 'if __name__ == "__main__":' if guard else ""
+    return f"{MARKER}OPTIONS = {options!r}\n{guard_line}{train}"
+
+
+@pytest.mark.parametrize(
+    ("context", "as_module"),
+    [(None, False), ("forkserver", False), ("spawn", False), (None, True), ("spawn", True)],
+)
+def test_workers_do_not_rerun_a_script_without_the_main_guard(tmp_path, context, as_module):
+    options = {} if context is None else {"context": context}
+    run = run_script(marked_script(options, guard=False), tmp_path, as_module=as_module)
+    assert run.returncode == 0, run.stderr
+    pid, rewards = run.stdout.splitlines()
+    assert rewards == "[1. 1. 1. 1.]"
+    assert (tmp_path / "marker").read_text().splitlines() == [pid]  # the script's line alone
+
+
+def test_a_restarted_worker_does_not_rerun_a_script_without_the_main_guard(tmp_path):
+    heal = """
+    import multiprocessing, signal
+    vec = sekai.ProcVecEnv([lambda: sekai.make("CartPole-v1")] * 4, num_workers=2, restart=True)
+    vec.reset(seed=0)
+    workers = sorted(multiprocessing.active_children(), key=lambda worker: worker.name)
+    os.kill(workers[1].pid, signal.SIGKILL)  # the one running sub-envs 2 and 3
+    print(vec.step([0, 1, 0, 1]).truncated, flush=True)
+    vec.close()
+    """
+    run = run_script(MARKER + textwrap.dedent(heal), tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "[False False  True  True]\n"  # the second worker was rebuilt
+    assert len((tmp_path / "marker").read_text().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("context", "as_module"), [("forkserver", False), ("spawn", False), ("forkserver", True)]
+)
+def test_with_import_main_every_worker_imports_the_main_module(tmp_path, context, as_module):
+    script = marked_script({"context": context, "import_main": True}, guard=True)
+    run = run_script(script, tmp_path, as_module=as_module)
+    assert run.returncode == 0, run.stderr
+    pid, rewards = run.stdout.splitlines()
+    assert rewards == "[1. 1. 1. 1.]"
+    lines = (tmp_path / "marker").read_text().splitlines()
+    assert lines[0] == pid and len(set(lines[1:]) - {pid}) == 2  # then each of the 2 workers
+
+
+def test_import_main_must_be_a_bool():
+    with pytest.raises(TypeError, match="import_main must be True or False, got 1"):
+        ProcVecEnv([CounterEnv], import_main=1)
+
+
 @pytest.mark.parametrize("context", ["forkserver", "spawn"])
-def test_a_script_without_the_main_guard_gets_one_error_naming_it(tmp_path, context):
-    run = run_script(SCRIPT.format(context=f", context={context!r}"), tmp_path)
+def test_with_import_main_a_script_without_the_main_guard_gets_one_error_naming_it(
+    tmp_path, context
+):
+    run = run_script(SCRIPT.format(context=f", context={context!r}, import_main=True"), tmp_path)
     assert run.returncode == 1
     assert 'if __name__ == "__main__":' in run.stderr
-    assert 'context="fork"' in run.stderr
-    assert f"with the {context!r} start method" in run.stderr
+    assert "leave import_main off" in run.stderr
+    assert f"with import_main=True each {context!r} worker" in run.stderr
     assert run.stderr.count("Traceback (most recent call last)") == 1  # no flood from workers
     assert "bootstrapping phase" not in run.stderr
 

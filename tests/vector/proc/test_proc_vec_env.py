@@ -73,7 +73,7 @@ if __name__ == "__main__":
 
 
 def test_the_spec_example_runs_as_a_script(tmp_path: Path) -> None:
-    # forkserver workers re-import the script as __mp_main__; its class travels by value
+    # the workers do not import the script: its class travels by value
     script = tmp_path / "fragile.py"
     script.write_text(SPEC_EXAMPLE)
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)

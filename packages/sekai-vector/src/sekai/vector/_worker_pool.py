@@ -58,15 +58,18 @@ _SPIN_SECONDS = 200e-6
 _LONG_WAIT_SECONDS = 1e-3
 _SIGINT = int(signal.SIGINT)
 WORKER_NAME = "sekai-ProcVecEnv-worker"
-# A worker that finds itself building a ProcVecEnv while importing the parent's main module (a
-# script without the main guard) exits at once with this code; the parent explains.
+# A worker that finds itself building a ProcVecEnv while importing the parent's main module
+# (import_main=True and a script without the main guard) exits at once with this code; the
+# parent explains.
 REIMPORTED_MAIN_EXIT = 87
 _REIMPORTED_MAIN = (
     "the worker processes re-ran your script's top level, which builds a ProcVecEnv again: "
-    "with the {method!r} start method each worker imports the main module. Put the code that "
-    'builds and runs the ProcVecEnv under `if __name__ == "__main__":`, or pass '
-    'context="fork" (POSIX only)'
+    "with import_main=True each {method!r} worker imports the main module. Put the code that "
+    'builds and runs the ProcVecEnv under `if __name__ == "__main__":`, or leave import_main '
+    "off (the default)"
 )
+# Serializes the workers' starts, during which the main module is hidden (_main_hidden).
+_main_hidden_lock = threading.Lock()
 
 AfterRestart = Callable[[int], tuple[str, Any]]  # worker index -> the reply to use in its place
 
@@ -109,8 +112,10 @@ class WorkerPool:
         slices: list[range],
         close_timeout: float,
         restart: RestartPolicy | None = None,
+        import_main: bool = False,
     ) -> None:
         self.close_timeout = close_timeout
+        self.import_main = import_main  # whether spawn and forkserver workers import __main__
         self.timeout: float | None = None  # seconds a call waits for its replies; None: no limit
         self.restart = restart
         self._context, self._payloads, self._slices = context, payloads, slices
@@ -132,8 +137,7 @@ class WorkerPool:
         try:
             if self.start_method == "forkserver":
                 self._lease = ForkserverLease()
-            with _unreadable_main_hidden():
-                self._start(context, payloads, slices)
+            self._start(context, payloads, slices)
         except BaseException:
             self.close()
             raise
@@ -156,7 +160,11 @@ class WorkerPool:
         try:
             if self._lease is not None:
                 self._lease.ensure_running()
-            process.start()
+            if self.start_method == "fork":  # a copy of this process: it imports nothing
+                process.start()
+            else:
+                with _main_hidden(every_path=not self.import_main):
+                    process.start()
         except BaseException:
             parent_end.close()
             raise
@@ -541,23 +549,41 @@ def _wait_readable(sock: Any, stopped: threading.Event) -> None:
 
 
 @contextlib.contextmanager
-def _unreadable_main_hidden() -> Iterator[None]:
-    """Hide the main module's path while workers start, when it is not a file.
+def _main_hidden(*, every_path: bool) -> Iterator[None]:
+    """While a spawn or forkserver worker starts, hide the main module from it.
 
-    ``python -`` gives the script's path as ``'<stdin>'``; spawn and forkserver workers would
-    try to run that path and fail with FileNotFoundError. They need nothing from it: cloudpickle
-    sends what the script defines by value.
+    multiprocessing has such a worker import the parent's main module, before anything else, by
+    the name in its ``__spec__`` (``python -m``) or from its ``__file__``: that re-runs a script's
+    top level in every worker (which then needs ``if __name__ == "__main__":``) and costs the
+    import (about 0.2 s a worker under pytest, whose main module imports pytest). Workers need
+    nothing from it: cloudpickle sends what the script defines by value. So, with
+    ``every_path``, ``__spec__`` is None and ``__file__`` gone while the worker starts
+    (``process.start()`` reads them); the main module is the same again afterwards.
+
+    Without ``every_path`` (``import_main=True``) the workers import it, unless its path is not
+    a file: ``python -`` gives ``'<stdin>'``, which they could not run, so that is still hidden.
+    Starts are serialized, so that one never restores what another hid before it has started.
     """
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    if main is None or path is None or os.path.isfile(path):
-        yield
-        return
-    del main.__file__
-    try:
-        yield
-    finally:
-        main.__file__ = path
+    with _main_hidden_lock:
+        main = sys.modules.get("__main__")
+        if main is None:
+            yield
+            return
+        path = getattr(main, "__file__", None)
+        spec = getattr(main, "__spec__", None)
+        hide_path = path is not None and (every_path or not os.path.isfile(path))
+        hide_spec = spec is not None and every_path
+        if hide_path:
+            del main.__file__
+        if hide_spec:
+            main.__spec__ = None
+        try:
+            yield
+        finally:
+            if hide_path:
+                main.__file__ = path
+            if hide_spec:
+                main.__spec__ = spec
 
 
 class _WorkerGone(Exception):

@@ -69,6 +69,14 @@ class ProcVecEnv(VecEnv):
     allows 3 restarts in any 60 seconds, ``(count, seconds)`` sets the limit; beyond it, or with
     the default False, a dead worker raises VecEnvWorkerError and the VecEnv can only be closed.
 
+    ``import_main``: whether workers import your main module first, as multiprocessing's spawn
+    and forkserver workers do. By default (False) they do not: they get everything they run from
+    ``env_fns`` by value, a script needs no ``if __name__ == "__main__":`` guard (its top level
+    never runs again in a worker) and workers start faster. Pass True when the workers must find
+    something in ``__main__`` by name (an object pickled by reference there, such as an action of
+    a class your script defines); then the script needs the guard. No effect with ``"fork"``,
+    whose workers are copies of this process.
+
     A sub-env's exception is raised here as VecEnvWorkerError (with the sub-env's ``rank``) after
     every worker has replied; the workers stay usable.
 
@@ -90,8 +98,11 @@ class ProcVecEnv(VecEnv):
         shared_memory: bool | None = None,
         timeout: float | None = None,
         restart: bool | tuple[int, float] = False,
+        import_main: bool = False,
     ) -> None:
         _exit_if_reimported_by_a_worker()
+        if not isinstance(import_main, bool):
+            raise TypeError(f"import_main must be True or False, got {import_main!r}")
         env_fns = check_env_fns(env_fns)
         _check_autoreset(autoreset)
         _check_seconds(close_timeout, "close_timeout")
@@ -107,7 +118,7 @@ class ProcVecEnv(VecEnv):
         self._slices = slices
         self.shared_memory = False
         self._pool = WorkerPool(
-            _get_context(context), payloads, slices, close_timeout, restart_policy
+            _get_context(context), payloads, slices, close_timeout, restart_policy, import_main
         )
         self._finalizer = weakref.finalize(self, self._pool.close)
         try:
@@ -267,8 +278,9 @@ class ProcVecEnv(VecEnv):
 
 
 def _exit_if_reimported_by_a_worker() -> None:
-    """In a worker importing the parent's main module (spawn and forkserver do that) which builds
-    a ProcVecEnv at its top level: exit quietly, with a code that the parent explains.
+    """In a worker importing the parent's main module (spawn and forkserver workers, with
+    ``import_main=True``) which builds a ProcVecEnv at its top level: exit quietly, with a code
+    that the parent explains.
 
     Going on would start workers from a worker; multiprocessing refuses with a traceback from
     every worker at once, which never names the missing main guard.
