@@ -85,7 +85,11 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
         ["tests/vector"],  # tests/core ran in the core set
         REFERENCES,
     ),
-    "core-finance": (["sekai-core", "sekai-finance"], ["tests/finance"], REFERENCES),
+    "core-finance": (
+        ["sekai-core", "sekai-finance"],
+        ["tests/finance", "tests/integration/test_missing_distributions.py"],
+        REFERENCES,
+    ),
     "core-vector-finance": (
         ["sekai-core", "sekai-vector", "sekai-finance", "sekai-demo-backend"],
         ["tests/finance"],  # tests/vector ran in the core-vector set

@@ -3,7 +3,8 @@
 A test needs the distributions of its folder (``tests/vector/`` needs sekai-vector, ...) or module
 (a bridge's tests need its library), and those its ``@pytest.mark.needs(...)`` marker names. Tests
 whose needs are not installed are deselected and named in the summary, never skipped as if they
-had passed. ``SEKAI_TEST_ABSENT`` (comma-
+had passed. ``@pytest.mark.absent(...)`` is the reverse, for what a slim install must say: the
+test runs only where none of the distributions it names is installed. ``SEKAI_TEST_ABSENT`` (comma-
 separated, set by the nox sessions) lists what a run knowingly lacks: when it is set, a need that
 is missing but not listed is an error, so a broken install cannot quietly drop tests.
 """
@@ -40,6 +41,7 @@ _PATH_NEEDS: dict[str, tuple[str, ...]] = {  # paths under tests/ -> what import
     "compat/test_pettingzoo.py": ("pettingzoo",),
 }
 _missing: set[str] = set()  # needs of tests this run left out
+_present: set[str] = set()  # distributions that tests marked `absent` found installed
 
 
 @cache
@@ -63,6 +65,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "needs(*distributions): the test runs only where these are installed"
     )
+    config.addinivalue_line(
+        "markers", "absent(*distributions): the test runs only where none of these is installed"
+    )
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -78,8 +83,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     keep, dropped = [], []
     for item in items:
         absent = _absent({need for mark in item.iter_markers("needs") for need in mark.args})
-        (dropped if absent else keep).append(item)
+        unwanted = {name for mark in item.iter_markers("absent") for name in mark.args}
+        present = unwanted - _absent(unwanted)
+        (dropped if absent or present else keep).append(item)
         _missing.update(absent)
+        _present.update(present)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
@@ -102,4 +110,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if _missing:
         terminalreporter.write_line(
             f"sekai: left out the tests that need {', '.join(sorted(_missing))} (not installed)"
+        )
+    if _present:
+        terminalreporter.write_line(
+            f"sekai: left out the tests that need {', '.join(sorted(_present))} absent (installed)"
         )

@@ -3,7 +3,8 @@
 ``import sekai`` is cheap: it imports no numpy and no plugin machinery. Every public name is
 resolved on first access: sekai-core's own from a fixed table, the names of other
 distributions (``sekai.SyncVecEnv``, ``sekai.make_vec``, ...) from what their plugins register
-(``sekai_register_names``), asked only when a name is not core's.
+(``sekai_register_names``), asked only when a name is not core's. A name of a sekai
+distribution that is not installed raises an error naming it (``sekai.registration``'s table).
 """
 
 from __future__ import annotations
@@ -119,9 +120,9 @@ def __getattr__(name: str) -> object:
     elif name in (names := _plugin_names()):
         value = names[name].load()
     else:
-        from sekai.registration import missing_family_hint
+        from sekai.registration import _missing_name_message
 
-        raise AttributeError(f"module 'sekai' has no attribute {name!r}.{missing_family_hint()}")
+        raise AttributeError(_missing_name_message("sekai", name))
     globals()[name] = value
     return value
 

@@ -66,6 +66,49 @@ _NAMESPACES = frozenset({"sekai", "sekai.testing"})
 """Where a plugin may add public names (``sekai_register_names``)."""
 _FAMILY = "sekai"
 """The meta-distribution that installs every sekai distribution."""
+_PROVIDED_BY: dict[str, str] = {
+    "sekai.vector": "sekai-vector",
+    **{
+        f"sekai.{name}": "sekai-vector"
+        for name in [
+            "VecEnv",
+            "SyncVecEnv",
+            "AsyncVecEnv",
+            "ProcVecEnv",
+            "NativeVecEnv",
+            "VecEnvWorkerError",
+            "VecEnvClosed",
+            "VecResetResult",
+            "VecStepResult",
+            "make_vec",
+            "stack_infos",
+            "VecWrapper",
+            "VecObservationWrapper",
+            "VecRewardWrapper",
+            "VecActionWrapper",
+            "VecRecordEpisodeStatistics",
+            "VecNormalizeObservation",
+            "VecNormalizeReward",
+            "VecTransformObservation",
+            "VecTransformReward",
+        ]
+    },
+    **{
+        f"sekai.testing.{name}": "sekai-vector"
+        for name in [
+            "check_native_vec_env",
+            "check_vec_env",
+            "check_vectorization_mode",
+            "native_env_ids",
+            "vectorization_modes",
+        ]
+    },
+    "sekai.finance": "sekai-finance",
+    "sekai.compat": "sekai-compat",
+}
+"""The public names the sekai distributions' plugins add (``sekai_register_names``) -> the
+distribution that adds each: what an error names when that distribution is not installed.
+Kept equal to what the plugins register by tests/integration/test_missing_distributions.py."""
 
 
 class UnknownEnvError(KeyError, ValueError):
@@ -522,6 +565,29 @@ def missing_family_hint() -> str:
             f"missing; pip install {_FAMILY} installs them all."
         )
     return ""
+
+
+def _missing_name_message(namespace: str, name: str) -> str:
+    """The error message for ``<namespace>.<name>``, which no installed plugin registered.
+
+    A name of the sekai family says which distribution provides it and how to install it;
+    any other name gets the family hint.
+    """
+    qualified = f"{namespace}.{name}"
+    distribution = _PROVIDED_BY.get(qualified)
+    if distribution is None:
+        return f"module {namespace!r} has no attribute {name!r}.{missing_family_hint()}"
+    try:
+        importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return (
+            f"{qualified} is provided by {distribution}, which is not installed: "
+            f"pip install {distribution}"
+        )
+    return (
+        f"{qualified} is provided by {distribution}, which is installed but did not add it: "
+        "its plugin failed to load (see the PluginWarning) or it is an older version"
+    )
 
 
 registry = Registry()

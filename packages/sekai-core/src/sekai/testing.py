@@ -29,7 +29,7 @@ from typing import Any
 
 from sekai.env_checker import EnvCheckError, check_env
 from sekai.making import make
-from sekai.registration import registry
+from sekai.registration import _missing_name_message, registry
 
 __all__ = ["check_registered_env", "check_registered_envs", "env_ids"]
 
@@ -100,9 +100,11 @@ def check_registered_envs(
 
 def __getattr__(name: str) -> Any:
     """A helper of an installed plugin's test kit (``sekai.testing.check_vec_env``)."""
-    entry = registry.names("sekai.testing").get(name) if not name.startswith("_") else None
-    if entry is None:
+    if name.startswith("_"):  # probes for dunders and private names load no plugin
         raise AttributeError(f"module 'sekai.testing' has no attribute {name!r}")
+    entry = registry.names("sekai.testing").get(name)
+    if entry is None:
+        raise AttributeError(_missing_name_message("sekai.testing", name))
     value = entry.load()
     globals()[name] = value
     return value
