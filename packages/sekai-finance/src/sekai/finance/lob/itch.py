@@ -165,7 +165,7 @@ def _read(path: Path) -> tuple[NDArray[np.uint8], int]:
     size = path.stat().st_size
     buffer = np.zeros(size + _WIDTH + 2, np.uint8)
     with open(path, "rb") as file:
-        got = file.readinto(memoryview(buffer)[:size])
+        got = file.readinto(buffer[:size].data)
     if got != size:
         raise ValueError(f"{path}: read {got} bytes of {size}")
     return buffer, got
@@ -186,11 +186,11 @@ def _walk(
     none). ``buffer`` must have 3 bytes past ``size``."""
     count, at = 0, 0
     while at < size:
-        length = np.int64(buffer[at]) << 8 | np.int64(buffer[at + 1])
+        length = int(buffer[at]) << 8 | int(buffer[at + 1])
         start = at + 2
         starts[count] = start
         types[count] = buffer[start]
-        locates[count] = np.int64(buffer[start + 1]) << 8 | np.int64(buffer[start + 2])
+        locates[count] = int(buffer[start + 1]) << 8 | int(buffer[start + 2])
         count += 1
         if length == 0 or lengths[buffer[start]] != length or start + length > size:
             return count, count - 1
@@ -237,7 +237,7 @@ def _locates(
     buffer: NDArray[np.uint8],
     starts: NDArray[np.int64],
     types: NDArray[np.uint8],
-    locates: NDArray[np.int64],
+    locates: NDArray[np.uint16],
     stock: bytes,
 ) -> NDArray[np.int64]:
     """The locate codes of ``stock``: from the stock directory ('R'), or, in a file without
