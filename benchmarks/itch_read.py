@@ -1,9 +1,10 @@
 """How fast ``read_itch`` reads a NASDAQ TotalView-ITCH 5.0 file, in messages per second.
 
-    python benchmarks/itch_read.py [--messages 5000000] [--rounds 3]
+    python benchmarks/itch_read.py [--messages 5000000] [--rounds 3] [--stocks 3]
 
-Writes a synthetic day to a temporary folder: a stock directory of three stocks, then their
-orders interleaved in time, each order added ('A'), executed ('E', 30% of them) and cancelled
+Writes a synthetic day to a temporary folder: a stock directory of three stocks, then the
+orders of the first ``--stocks`` of them (SEKA, the one read, alone with 1) interleaved in
+time, each order added ('A'), executed ('E', 30% of them) and cancelled
 in part ('X', 25%), then deleted ('D') or replaced ('U', 10%; the new order is deleted
 later), as the real files mix them (about 40% adds, 35% deletes). Every message counts,
 the other stocks' too: the reader walks all of them. ``read_itch`` is timed reading one stock
@@ -23,7 +24,7 @@ import numpy as np
 
 from sekai.finance.lob.itch import read_itch
 
-STOCKS = ("AAPL", "MSFT", "SEKA")
+STOCKS = ("SEKA", "AAPL", "MSFT")  # SEKA is read
 OPEN, CLOSE = 34_200 * 10**9, 57_600 * 10**9  # 9:30 and 16:00, ns since midnight
 
 
@@ -52,12 +53,13 @@ def _clock(ns: np.ndarray) -> np.ndarray:
     return ns.astype(">u8").view(np.uint8).reshape(-1, 8)[:, 2:].copy().view("V6")[:, 0]
 
 
-def synthetic_day(path: Path, messages: int, seed: int = 0) -> int:
-    """Write about ``messages`` messages to ``path``; return how many it wrote."""
+def synthetic_day(path: Path, messages: int, stocks: int = 3, seed: int = 0) -> int:
+    """Write about ``messages`` messages of the first ``stocks`` of ``STOCKS`` to ``path``;
+    return how many it wrote."""
     rng = np.random.default_rng(seed)
     orders = int(messages / 2.55)  # each order: 1 add, 0.3 E, 0.25 X, 1 D or U (+ its D)
     add_time = np.sort(rng.integers(OPEN, CLOSE - 10**9, orders))
-    stock = rng.integers(0, len(STOCKS), orders)
+    stock = rng.integers(0, stocks, orders)
     side = rng.integers(0, 2, orders)
     price = 1_000_000 + rng.integers(-500, 500, orders) * 100
     shares = rng.integers(3, 20, orders) * 100  # more than E and X take
@@ -146,10 +148,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=5_000_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--stocks", type=int, default=3, choices=(1, 2, 3))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "12302019.NASDAQ_ITCH50"
-        written = synthetic_day(path, args.messages)
+        written = synthetic_day(path, args.messages, args.stocks)
         size = path.stat().st_size
         events = read_itch(path, "SEKA")  # numba's walk compiled or loaded, the file cached
         best_wall = best_cpu = float("inf")
