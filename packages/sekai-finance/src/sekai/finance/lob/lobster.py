@@ -109,7 +109,7 @@ def _local_file(path: object) -> Path:
     if not isinstance(text, str):
         raise TypeError(f"path must be text, got {text!r}")
     if "://" in text:
-        raise ValueError(f"{text}: not a local path (LOBSTER readers do not fetch URLs)")
+        raise ValueError(f"{text}: not a local path (sekai's readers do not fetch URLs)")
     local = Path(text)
     if not local.exists():
         raise FileNotFoundError(f"{text}: no such file")
