@@ -466,10 +466,16 @@ def test_a_record_of_another_type_is_named(tmp_path):
 
     from sekai.finance.lob.databento import read_dbn
 
+    add = mbo("A", "B", 1, 1_000_000, 5, t=T0)
     quote = dbn.MBP1Msg(1, 7, T0 + 1, 10**14, 5, dbn.Action.from_str("A"),
                         dbn.Side.from_str("B"), 0, T0 + 2)  # fmt: skip
-    path = write_dbn(tmp_path / "mixed.dbn", [mbo("A", "B", 1, 1_000_000, 5, t=T0), quote])
+    path = write_dbn(tmp_path / "mixed.dbn", [add, quote])
     with pytest.raises(ValueError, match=r"mixed\.dbn: record 1: a mbp-1 record of 80 bytes"):
+        read_dbn(path)
+    # a bar is as long as an MBO record: only its record type tells it apart
+    bar = dbn.OHLCVMsg(32, 1, 7, T0 + 1, 1, 2, 0, 1, 100)
+    path = write_dbn(tmp_path / "bars.dbn", [add, bar])
+    with pytest.raises(ValueError, match=r"bars\.dbn: record 1: a type 32 record of 56 bytes"):
         read_dbn(path)
 
 
