@@ -27,6 +27,7 @@ from sekai.finance.lob.events import (
     NO_SIDE,
     SNAPSHOT,
     TRADE,
+    check_events,
 )
 
 DATA = Path(__file__).parent / "data" / "databento"
@@ -307,7 +308,9 @@ def test_the_known_answer_day_reads_as_documented(tmp_path, zstd):
     from sekai.finance.lob.databento import read_dbn
 
     path = write_dbn(tmp_path / "day.dbn", the_day(), zstd=zstd)
-    assert read_dbn(path).tolist() == THE_DAYS_EVENTS
+    events = read_dbn(path)
+    assert events.tolist() == THE_DAYS_EVENTS
+    check_events(events)
 
 
 @needs_dbn

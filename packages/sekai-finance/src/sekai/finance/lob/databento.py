@@ -71,7 +71,6 @@ from sekai.finance.lob.events import (
     SELL,
     SNAPSHOT,
     TRADE,
-    check_events,
     empty,
 )
 from sekai.finance.lob.lobster import _local_file, orderbook_dtype
@@ -172,6 +171,8 @@ def read_dbn(
     local = _local_file(path)
     metadata, records = _records(local, "mbo")
     chosen = _choose(local, metadata, records, symbol, instrument_id)
+    if chosen is None:
+        return _events(local, records, None)
     return _events(local, records[chosen], chosen)
 
 
@@ -189,7 +190,7 @@ def read_dbn_levels(
     local = _local_file(path)
     metadata, records = _records(local, "mbp-1", "mbp-10")
     chosen = _choose(local, metadata, records, symbol, instrument_id)
-    chosen_records = records[chosen]
+    chosen_records = records if chosen is None else records[chosen]
     levels = chosen_records["levels"]
     rows = np.zeros(len(chosen_records), orderbook_dtype(levels.shape[1]))
     for side in ("bid", "ask"):
@@ -202,8 +203,9 @@ def read_dbn_levels(
         ):
             if bad.any():
                 row, level = (int(i[0]) for i in np.nonzero(bad))
+                record = row if chosen is None else int(chosen[row])
                 raise ValueError(
-                    f"{local}: record {int(chosen[row])}: {side} level {level + 1} {what} "
+                    f"{local}: record {record}: {side} level {level + 1} {what} "
                     f"({int(prices[row, level])} in 1e-9 units)"
                 )
         rows[f"{side}_price"] = np.where(full, prices // PRICE_SCALE, 0)
@@ -233,6 +235,7 @@ def _records(path: os.PathLike[str], *schemas: str) -> tuple[Any, NDArray[Any]]:
     which must be one of ``schemas``."""
     dbn = _dbn()
     data = _read(path)
+    body: bytes | memoryview
     if data.startswith(_ZSTD_MAGIC):
         metadata, body = _decompressed(dbn, path, data)
     elif data.startswith(b"DBN"):
@@ -273,7 +276,7 @@ def _read(path: os.PathLike[str]) -> bytes:
         return file.read()
 
 
-def _plain(dbn: ModuleType, path: object, data: bytes) -> tuple[Any, bytes]:
+def _plain(dbn: ModuleType, path: object, data: bytes) -> tuple[Any, memoryview]:
     """An uncompressed DBN stream's metadata (decoded by databento-dbn) and record bytes."""
     if len(data) < 8:
         raise ValueError(f"{path}: the DBN header is cut short: the file is truncated")
@@ -284,7 +287,7 @@ def _plain(dbn: ModuleType, path: object, data: bytes) -> tuple[Any, bytes]:
         metadata = dbn.Metadata.decode(data[:end])
     except dbn.DBNError as error:
         raise ValueError(f"{path}: bad DBN metadata: {error}") from None
-    return metadata, data[end:]
+    return metadata, memoryview(data)[end:]
 
 
 def _decompressed(dbn: ModuleType, path: object, data: bytes) -> tuple[Any, bytes]:
@@ -340,8 +343,8 @@ def _check_zstd_frames(path: object, data: bytes) -> None:
 # -- choosing an instrument ------------------------------------------------------------------
 def _choose(
     path: object, metadata: Any, records: NDArray[Any], symbol: object, instrument_id: object
-) -> NDArray[np.intp]:
-    """The indices of the records of the one instrument chosen."""
+) -> NDArray[np.intp] | None:
+    """The indices of the records of the one instrument chosen (None: all the records)."""
     if symbol is not None and instrument_id is not None:
         raise ValueError("give symbol= or instrument_id=, not both")
     ids = records["instrument_id"]
@@ -364,7 +367,7 @@ def _choose(
             f"{path}: the file holds {_describe(metadata, present)}: choose one with "
             "symbol= or instrument_id="
         )
-    return np.arange(len(records))
+    return None  # all of them
 
 
 def _mappings(metadata: Any) -> dict[str, list[tuple[dt.date, dt.date, str]]]:
@@ -409,12 +412,18 @@ def _describe(metadata: Any, present: list[int]) -> str:
 
 
 # -- MBO records to events -------------------------------------------------------------------
-def _events(path: object, records: NDArray[Any], where: NDArray[np.intp]) -> NDArray[Any]:
-    """The events of one instrument's MBO records (``where``: their indices in the file)."""
+def _events(path: object, records: NDArray[Any], where: NDArray[np.intp] | None) -> NDArray[Any]:
+    """The events of one instrument's MBO records (``where``: their indices in the file, None
+    when they are all of the file's records)."""
+    # contiguous copies of the fields: a structured array's fields are strided, which makes
+    # every pass over them several times slower
     action = np.ascontiguousarray(records["action"]).view(np.uint8)
     side = np.ascontiguousarray(records["side"]).view(np.uint8)
-    flags, price = records["flags"], records["price"]
-    size, order_id = records["size"].astype(np.int64), records["order_id"]
+    flags = np.ascontiguousarray(records["flags"])
+    price = np.ascontiguousarray(records["price"])
+    size = records["size"].astype(np.int64)
+    order_id = np.ascontiguousarray(records["order_id"])
+    ts_event = np.ascontiguousarray(records["ts_event"])
     a, c, m, r, t, f, n = (action == ord(letter) for letter in "ACMRTFN")
     on_book = a | c | m | f
 
@@ -422,7 +431,7 @@ def _events(path: object, records: NDArray[Any], where: NDArray[np.intp]) -> NDA
         if bad.any():
             at = int(np.argmax(bad))
             text = what(at) if callable(what) else what
-            raise ValueError(f"{path}: record {int(where[at])}: {text}")
+            raise ValueError(f"{path}: record {at if where is None else int(where[at])}: {text}")
 
     refuse(
         ~(on_book | r | t | n),
@@ -441,11 +450,12 @@ def _events(path: object, records: NDArray[Any], where: NDArray[np.intp]) -> NDA
     refuse(on_book & (price <= 0), lambda at: f"price {int(price[at])} is not positive")
     refuse((a | c | f) & (size <= 0), "an add, cancel or fill of size 0")
     refuse(order_id > np.iinfo(np.int64).max, "an order id beyond int64")
-    refuse(records["ts_event"] > np.iinfo(np.int64).max, "no ts_event (UNDEF_TIMESTAMP)")
+    refuse(ts_event > np.iinfo(np.int64).max, "no ts_event (UNDEF_TIMESTAMP)")
 
+    kind = np.zeros(len(records), np.int8)
+    kind[a], kind[c], kind[m], kind[r], kind[f] = ADD, CANCEL, MODIFY, CLEAR, TRADE
+    kept = kind != 0
     # a fill and the next cancel of its order by the same size: one execution, at the cancel
-    execute = np.zeros(len(records), bool)
-    fill_paired = np.zeros(len(records), bool)
     fills_and_cancels = np.flatnonzero((f | c) & (order_id != 0))
     if len(fills_and_cancels) > 1:
         order = fills_and_cancels[np.argsort(order_id[fills_and_cancels], kind="stable")]
@@ -453,42 +463,35 @@ def _events(path: object, records: NDArray[Any], where: NDArray[np.intp]) -> NDA
         pair = (
             f[first] & c[then] & (order_id[first] == order_id[then]) & (size[first] == size[then])
         )
-        fill_paired[first[pair]] = True
-        execute[then[pair]] = True
-
-    kind = np.zeros(len(records), np.int8)
-    kind[a], kind[c], kind[m], kind[r], kind[f] = ADD, CANCEL, MODIFY, CLEAR, TRADE
-    kind[execute] = EXECUTE
-    kept = (kind != 0) & ~fill_paired
+        kept[first[pair]] = False
+        kind[then[pair]] = EXECUTE
     snapshot = (flags & SNAPSHOT) != 0
-    time = np.where(snapshot, records["ts_recv"], records["ts_event"]).astype(np.int64)
+    time = np.where(snapshot, records["ts_recv"], ts_event).view(np.int64)
     event_flags = flags & (SNAPSHOT | LAST)
     # a record that is no event hands its LAST flag to the event before it
-    dropped_last = np.flatnonzero(~kept & ((flags & LAST) != 0))
     kept_at = np.flatnonzero(kept)
-    before = np.searchsorted(kept_at, dropped_last) - 1
-    event_flags = event_flags.copy()
-    event_flags[kept_at[before[before >= 0]]] |= LAST
+    dropped_last = np.flatnonzero(~kept & ((flags & LAST) != 0))
+    if len(dropped_last):
+        before = np.searchsorted(kept_at, dropped_last) - 1
+        event_flags[kept_at[before[before >= 0]]] |= LAST
 
     kept_time = time[kept_at]
-    backwards = np.zeros(len(kept_at), bool)
-    backwards[1:] = kept_time[1:] < kept_time[:-1]
-    if backwards.any():
-        at = int(np.argmax(backwards))
+    backwards = np.flatnonzero(kept_time[1:] < kept_time[:-1])
+    if len(backwards):
+        at = int(backwards[0]) + 1
+        record = int(kept_at[at]) if where is None else int(where[kept_at[at]])
         raise ValueError(
-            f"{path}: record {int(where[kept_at[at]])}: time goes backwards "
+            f"{path}: record {record}: time goes backwards "
             f"({int(kept_time[at])} ns after {int(kept_time[at - 1])} ns)"
         )
+    kind, side, price = kind[kept_at], side[kept_at], price[kept_at]
+    clear = kind == CLEAR
     events = empty(len(kept_at))
     events["time"] = kept_time
-    events["kind"] = kind[kept_at]
-    events["order_id"] = order_id[kept_at]
-    side_kept = side[kept_at]
-    events["side"] = np.where(side_kept == ord("B"), BUY, np.where(side_kept == ord("A"), SELL, 0))
-    clear = events["kind"] == CLEAR
-    events["side"][clear] = NO_SIDE
-    events["price"] = np.where(clear, 0, price[kept_at] // PRICE_SCALE)
+    events["kind"] = kind
+    events["order_id"] = np.where(clear, 0, order_id[kept_at].view(np.int64))
+    events["side"] = np.where(clear, NO_SIDE, np.where(side == ord("B"), BUY, SELL))
+    events["price"] = np.where(clear, 0, price // PRICE_SCALE)
     events["size"] = np.where(clear, 0, size[kept_at])
-    events["order_id"][clear] = 0
     events["flags"] = event_flags[kept_at]
-    return check_events(events, path)
+    return events
