@@ -61,6 +61,7 @@ PARALLEL = ["-n", "auto"]
 TORCH_CPU = "torch==2.13.0+cpu"  # the CPU wheel in /opt/wheels; PyPI's torch is a CUDA build
 OPTIONAL = ["gymnasium", "pettingzoo", "stable-baselines3", "ray", "pygame", "matplotlib"]
 OPTIONAL += ["pandas", "polars", "pyarrow"]  # dataframes for data=; sekai-finance reads them
+OPTIONAL += ["databento-dbn"]  # sekai-finance[databento]: Databento DBN files
 
 # What each distribution's wheel may ship under its top-level folders (sdists: the same under src/).
 OWN_FILES = {
@@ -90,6 +91,13 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
         ["tests/finance", "tests/integration/test_missing_distributions.py"],
         REFERENCES,
     ),
+    # the DBN reader with its extra; core-finance ran its other tests, and that it reads no
+    # databento-dbn without the extra
+    "core-finance-databento": (
+        ["sekai-core", "sekai-finance[databento]"],
+        ["tests/finance/lob/test_databento.py"],
+        REFERENCES,
+    ),
     "core-vector-finance": (
         ["sekai-core", "sekai-vector", "sekai-finance", "sekai-demo-backend"],
         ["tests/finance"],  # tests/vector ran in the core-vector set
@@ -101,7 +109,7 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "compat-sb3": (["sekai-compat[sb3]"], ["tests/compat"], []),
     "all": (
         [
-            "sekai[gymnasium,pettingzoo,sb3,plot,pandas,polars,parquet]",
+            "sekai[gymnasium,pettingzoo,sb3,plot,pandas,polars,parquet,databento]",
             "sekai-demo-plugin",
             "sekai-demo-backend",
         ],

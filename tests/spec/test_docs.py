@@ -3,6 +3,11 @@
 The blocks of one page share a namespace (``__name__ == "__main__"``), as a reader running the
 page top to bottom would. Each top-level statement runs on its own with stdout captured; when it
 contains print calls with a trailing comment, the captured lines must equal those comments.
+
+A block that needs an optional package says so on the line before its fence, in a comment the
+site does not show: ``<!-- needs: databento-dbn -->``. Such blocks are left out of their page's
+run and run as a test of their own (in a fresh namespace, so they must import what they use),
+marked ``needs`` so that it is deselected, and named, where the package is absent.
 """
 
 from __future__ import annotations
@@ -17,13 +22,29 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-_FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE)
+_FENCE = re.compile(
+    r"(?:^<!-- needs: ([^>]*?) -->\n)?^```python[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE
+)
 
 
-def _blocks(page: Path) -> list[tuple[int, str]]:
-    """The python blocks of a page with the line each starts on."""
+def _blocks(page: Path, needs: tuple[str, ...] = ()) -> list[tuple[int, str]]:
+    """The python blocks of a page that need exactly ``needs`` (none by default), with the
+    line each starts on."""
     text = page.read_text()
-    return [(text.count("\n", 0, m.start(1)) + 1, m.group(1)) for m in _FENCE.finditer(text)]
+    return [
+        (text.count("\n", 0, m.start(2)) + 1, m.group(2))
+        for m in _FENCE.finditer(text)
+        if _needs(m) == needs
+    ]
+
+
+def _needs(match: re.Match[str]) -> tuple[str, ...]:
+    return tuple(sorted((match.group(1) or "").split()))
+
+
+def _optional(page: Path) -> list[tuple[str, ...]]:
+    """The sets of optional packages that some block of a page needs."""
+    return sorted({_needs(m) for m in _FENCE.finditer(page.read_text())} - {()})
 
 
 def _print_comments(source: str) -> dict[int, str]:
@@ -38,11 +59,11 @@ def _print_comments(source: str) -> dict[int, str]:
     return comments
 
 
-def _run_page(page: Path) -> list[str]:
-    """Run a page; return a description of every mismatch."""
+def _run_page(page: Path, needs: tuple[str, ...] = ()) -> list[str]:
+    """Run a page's blocks that need ``needs``; return a description of every mismatch."""
     namespace: dict[str, object] = {"__name__": "__main__"}
     problems = []
-    for first_line, source in _blocks(page):
+    for first_line, source in _blocks(page, needs):
         comments = _print_comments(source)
         for statement in ast.parse(source).body:
             expected = [
@@ -77,9 +98,24 @@ PAGES = [
 ]
 
 
+OPTIONAL_BLOCKS = [
+    pytest.param(page, needs, id=f"{page.stem}[{','.join(needs)}]", marks=pytest.mark.needs(*needs))
+    for page in sorted(DOCS.glob("*.md"))
+    for needs in _optional(page)
+]
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_page_prints_what_it_says(page: Path) -> None:
     if not _blocks(page):
         pytest.fail(f"{page.name} has no python blocks")
     problems = _run_page(page)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("page", "needs"), OPTIONAL_BLOCKS)
+def test_blocks_needing_an_optional_package_print_what_they_say(
+    page: Path, needs: tuple[str, ...]
+) -> None:
+    problems = _run_page(page, needs)
     assert not problems, "\n".join(problems)

@@ -4,6 +4,10 @@
 - ``_engine``: the matching rules as numba kernels over level arrays, written once for every user;
 - ``flow``: the Cont-Stoikov-Talreja background order flow;
 - ``lobster``: LOBSTER files (read, write, replay into an ``OrderBook``, record a flow);
+- ``events``: the one order-event schema every data reader yields;
+- ``itch``: NASDAQ TotalView-ITCH 5.0 files, one stock's messages as events;
+- ``databento``: Databento DBN files (MBO as events, MBP-1/MBP-10 as level rows), through the
+  optional extra ``sekai-finance[databento]``, imported only when a file is read;
 - ``_replay_kernel``, ``_replay_day``, ``_replay_days``, ``_replay_windows``: a replayed day as
   arrays, and many windows of agent orders in its real FIFO queues, one compiled call a step;
 - ``market``, ``level_books``: the simulated multi-agent market (its rules, many books at once);
