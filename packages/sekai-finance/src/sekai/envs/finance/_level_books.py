@@ -51,17 +51,9 @@ PRICE, SIZE, AHEAD, SEQ = range(4)  # tick (-1: none), lots, public lots ahead, 
 TAKER_SIDE, TAKER, MAKER = 2, 3, 4  # after PRICE (tick) and SIZE (lots); owners as OrderBook's
 TAPE = 64  # lots ``BookView.fills`` lists: the last TAPE
 _TAPE_ROWS = 128  # trades each book's tape holds at first; it doubles when one more might not fit
+_TAPE_FIELDS = ("price", "size", "taker_side", "taker_owner", "maker_owner")  # tape columns
 # a trade on the tape as ``LevelBooks.trades`` returns it
-TRADE_DTYPE = np.dtype(
-    [
-        ("time", np.float64),
-        ("price", np.int64),
-        ("size", np.int64),
-        ("taker_side", np.int64),
-        ("taker_owner", np.int64),
-        ("maker_owner", np.int64),
-    ]
-)
+TRADE_DTYPE = np.dtype([("time", np.float64)] + [(name, np.int64) for name in _TAPE_FIELDS])
 
 
 class Fill(NamedTuple):
@@ -241,7 +233,7 @@ class LevelBooks:
         count = int(self.trade_count[b])
         out = np.empty(count, TRADE_DTYPE)
         out["time"] = self.tape_time[b, :count]
-        for column, name in enumerate(TRADE_DTYPE.names[1:]):
+        for column, name in enumerate(_TAPE_FIELDS):
             out[name] = self.tape[b, :count, column]
         return out
 
@@ -390,7 +382,7 @@ class BookView:
         count = int(books.trade_count[b])
         rows = books.tape[b, :count].tolist()
         times = books.tape_time[b, :count].tolist()
-        return [BookTrade(*row, time) for row, time in zip(rows, times, strict=True)]
+        return [BookTrade._make((*row, time)) for row, time in zip(rows, times, strict=True)]
 
     @property
     def fills(self) -> list[Fill]:
