@@ -156,8 +156,11 @@ def test_reset_clears_the_tape_and_the_next_session_writes_it_afresh() -> None:
     vec.step(idle(2, vec.possible_agents))
     first = [vec.trades(i) for i in range(2)]
     assert min(len(tape) for tape in first) > _TAPE_ROWS  # the tapes grew
+    # the kernels keep the longest tape's length, which says where room must be made
+    assert vec.books._most_trades[0] == max(len(tape) for tape in first)
     vec.reset(seed=5)
     assert [len(vec.trades(i)) for i in range(2)] == [0, 0]
+    assert vec.books._most_trades[0] == 0
     assert vec.books.book(0).trades == [] and vec.books.book(0).fill_count == 0
     vec.step(idle(2, vec.possible_agents))
     for i in range(2):

@@ -111,6 +111,7 @@ class LevelBooks:
         self.tape = np.zeros((n, _TAPE_ROWS, 5), np.int64)
         self.tape_time = np.zeros((n, _TAPE_ROWS))
         self.trade_count = np.zeros(n, np.int64)
+        self._most_trades = np.zeros(1, np.int64)  # trade_count.max(), kept by the kernels
         self._flow_position = np.zeros(2)  # where run_flow's kernel stopped: book, clock
         self._levels: NDArray[np.int64] | None = None  # (n, 2, K, 2): see view()
         self._tick_price = np.asarray(config.price(np.arange(ticks)), np.float64)
@@ -128,6 +129,7 @@ class LevelBooks:
             self.tape,
             self.tape_time,
             self.trade_count,
+            self._most_trades,
         )
         self.reset()
 
@@ -155,6 +157,7 @@ class LevelBooks:
         self.accounts_cash[:, -1] = 0.0
         self.accounts_inventory[:] = 0
         self.trade_count[:] = 0
+        self._most_trades[:] = 0
         self.mid[:] = config.initial_price
         self._levels = None
 
@@ -238,19 +241,20 @@ class LevelBooks:
         return out
 
     def _make_room(self, trades: int) -> None:
-        """Grow the tapes (to twice their rows at least) unless each has room for ``trades``
-        more."""
-        used = int(self.trade_count.max())
-        rows = self.tape.shape[1]
-        if used + trades <= rows:
-            return
-        rows = max(2 * rows, used + trades)
+        """Grow the tapes unless each has room for ``trades`` more."""
+        if int(self._most_trades[0]) + trades > self.tape.shape[1]:
+            self._grow(trades)
+
+    def _grow(self, trades: int) -> None:
+        """Give the tapes twice their rows, or room for ``trades`` more if that is more."""
+        used = int(self._most_trades[0])
+        rows = max(2 * self.tape.shape[1], used + trades)
         tape = np.zeros((self.n, rows, 5), np.int64)
         tape_time = np.zeros((self.n, rows))
         tape[:, :used] = self.tape[:, :used]
         tape_time[:, :used] = self.tape_time[:, :used]
         self.tape, self.tape_time = tape, tape_time
-        self._state = (*self._state[:10], tape, tape_time, self.trade_count)
+        self._state = (*self._state[:10], tape, tape_time, *self._state[12:])
 
     # -- events -----------------------------------------------------------------------------
     def execute(
@@ -308,7 +312,7 @@ class LevelBooks:
             )
             if position[0] >= self.n:
                 return applied
-            self._make_room(1)
+            self._grow(1)
 
     def replay(self, flow: FlowEvents, first: int, stop: int) -> None:
         """Events ``first`` up to ``stop`` of a given flow, in every book."""
@@ -408,7 +412,7 @@ class BookView:
 # -- compiled kernels: one book ``b`` at a time ------------------------------------------------
 # ``state`` is LevelBooks._state: lots and public lots (side, tick, book), best, ref, orders,
 # placed, cash, inventory, tick_price, touched (the lowest and highest tick a lot was placed at),
-# tape, tape_time, trade_count.
+# tape, tape_time, trade_count, and the largest trade_count (one cell).
 # Owners are trader columns; the public is the last column of the accounts. The kernels are
 # compiled with reference counting off (``_lob_engine.jit``), and small helpers are inlined
 # into the loops that call them.
@@ -522,6 +526,8 @@ def _record(
     tape[b, row, MAKER] = maker
     state[11][b, row] = time
     count[b] = row + 1
+    if row >= state[13][0]:
+        state[13][0] = row + 1
 
 
 @inline
