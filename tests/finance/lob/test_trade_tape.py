@@ -15,7 +15,7 @@ from sekai.envs.finance import LimitOrderBookMarket
 from sekai.envs.finance._level_books import _TAPE_ROWS, BookTrade
 from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
 from sekai.finance import BUY, PUBLIC, SELL, ContStoikovTalreja, FlowEvents, OrderBook
-from sekai.finance.order_flow import apply_event, seed_book, simulate_flow
+from sekai.finance.order_flow import LIMIT, MARKET, apply_event, seed_book, simulate_flow
 
 FIELDS = ("price", "size", "taker_side", "taker_owner", "maker_owner", "time")
 KWARGS = {"decision_intervals": [1.0, 2.0, 3.0], "session_length": 30.0, "order_size": 2}
@@ -175,3 +175,19 @@ def test_trades_names_a_bad_book() -> None:
         vec.trades(2)
     with pytest.raises(TypeError, match=r"book must be an int, got 1\.0"):
         vec.trades(1.0)  # type: ignore[arg-type]
+
+
+def test_a_kernel_given_no_room_loses_no_memory_and_the_tape_says_so() -> None:
+    """The kernels write only where the driver made room; called past it (a driver's bug),
+    they write nothing out of bounds, and reading the tape raises instead of lying."""
+    from sekai.envs.finance import _level_books as engine
+
+    books = LimitOrderBookVecEnv(1, 1, session_length=2.0).books
+    for k in range(_TAPE_ROWS + 5):  # a public ask, then a public market buy takes a lot
+        engine._apply(books._state, 0, LIMIT, SELL, 1001, 0, float(k))
+        engine._apply(books._state, 0, MARKET, BUY, -1, 0, float(k))
+    assert books.trade_count[0] == _TAPE_ROWS + 5 and books.tape.shape[1] == _TAPE_ROWS
+    with pytest.raises(RuntimeError, match=r"book 0's tape lost trades: 133 made, room for 128"):
+        books.trades(0)
+    with pytest.raises(RuntimeError, match="lost trades"):
+        books.book(0).trades  # noqa: B018

@@ -233,12 +233,21 @@ class LevelBooks:
     def trades(self, b: int) -> NDArray[np.void]:
         """Book ``b``'s tape since the session began, oldest first: a new array of
         ``TRADE_DTYPE`` records (time, price, size, taker_side, taker_owner, maker_owner)."""
-        count = int(self.trade_count[b])
+        count = self._tape_length(b)
         out = np.empty(count, TRADE_DTYPE)
         out["time"] = self.tape_time[b, :count]
         for column, name in enumerate(_TAPE_FIELDS):
             out[name] = self.tape[b, :count, column]
         return out
+
+    def _tape_length(self, b: int) -> int:
+        """Trades on book ``b``'s tape; RuntimeError if a kernel had no room to write some."""
+        count = int(self.trade_count[b])
+        if count > self.tape.shape[1]:
+            raise RuntimeError(
+                f"book {b}'s tape lost trades: {count} made, room for {self.tape.shape[1]}"
+            )
+        return count
 
     def _make_room(self, trades: int) -> None:
         """Grow the tapes unless each has room for ``trades`` more."""
@@ -383,7 +392,7 @@ class BookView:
         lists them (one per resting order a taker traded with), each with its session time.
         Built from the arrays on each read (``LevelBooks.trades`` gives them as an array)."""
         books, b = self._books, self._b
-        count = int(books.trade_count[b])
+        count = books._tape_length(b)
         rows = books.tape[b, :count].tolist()
         times = books.tape_time[b, :count].tolist()
         return [BookTrade._make((*row, time)) for row, time in zip(rows, times, strict=True)]
@@ -393,7 +402,7 @@ class BookView:
         """The last lots traded (at most ``TAPE``), one per lot, oldest first; ``fill_count``
         counts them all."""
         books, b = self._books, self._b
-        count = int(books.trade_count[b])
+        count = books._tape_length(b)
         last = books.tape[b, max(0, count - TAPE) : count]
         lots = np.repeat(last, last[:, SIZE], axis=0)[-TAPE:]
         return [Fill(p, side, taker, maker) for p, _, side, taker, maker in lots.tolist()]
@@ -402,7 +411,7 @@ class BookView:
     def fill_count(self) -> int:
         """Lots traded in this book since the session began."""
         books, b = self._books, self._b
-        return int(books.tape[b, : books.trade_count[b], SIZE].sum())
+        return int(books.tape[b, : books._tape_length(b), SIZE].sum())
 
     def is_crossed(self) -> bool:
         """True if the best bid reaches the best ask (never, after any event)."""
@@ -516,15 +525,17 @@ def _owner(state: Any, column: int) -> int:
 def _record(
     state: Any, b: int, price: int, size: int, side: int, taker: int, maker: int, time: float
 ) -> None:
-    """A trade at the end of book ``b``'s tape (which has room for it)."""
+    """A trade at the end of book ``b``'s tape. The caller made room for it; were there none,
+    the trade is counted but not written (``LevelBooks.trades`` then refuses to read)."""
     tape, count = state[10], state[12]
     row = count[b]
-    tape[b, row, PRICE] = price
-    tape[b, row, SIZE] = size
-    tape[b, row, TAKER_SIDE] = side
-    tape[b, row, TAKER] = taker
-    tape[b, row, MAKER] = maker
-    state[11][b, row] = time
+    if row < tape.shape[1]:
+        tape[b, row, PRICE] = price
+        tape[b, row, SIZE] = size
+        tape[b, row, TAKER_SIDE] = side
+        tape[b, row, TAKER] = taker
+        tape[b, row, MAKER] = maker
+        state[11][b, row] = time
     count[b] = row + 1
     if row >= state[13][0]:
         state[13][0] = row + 1
