@@ -27,7 +27,7 @@ class LimitOrderBookMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
     5 two ticks behind it; a new order replaces the trader's resting one) and a market order
     (0 none, 1 buy, 2 sell), each for ``order_size`` lots, cut to what keeps the trader's
     inventory within ``max_inventory`` lots long or short (a hard cap: no fill passes it). See
-    docs/limit-order-book.md. ``book`` reads the book (levels, queues, the last fills).
+    docs/limit-order-book.md. ``book`` reads the book (levels, queues, the tape of trades).
     """
 
     metadata: ClassVar[dict[str, Any]] = {

@@ -117,7 +117,7 @@ class LimitOrderBookVecEnv(RngMixin, RenderMixin):
                 raise ValueError(f"{agent}: actions outside {self.action_spaces[agent]}")
             plans.append((i, config.decode(self._view(i), batch.astype(np.int64), agent)))
         for i, (bid, ask, market) in plans:
-            self.books.execute(i, bid, ask, market)
+            self.books.execute(i, bid, ask, market, now)
         self._step_index += 1
         last = self._step_index == len(config.times)
         until = config.session_length if last else config.times[self._step_index]
@@ -141,6 +141,18 @@ class LimitOrderBookVecEnv(RngMixin, RenderMixin):
         """Per book masks: arrays of shapes (num_envs, 6), (num_envs, 6), (num_envs, 3)."""
         i = self.possible_agents.index(agent)
         return self.config.masks(self._view(i))  # type: ignore[return-value]
+
+    def trades(self, book: int) -> np.ndarray:
+        """Book ``book``'s tape since the session began, oldest first, as a new structured
+        array: one record per trade (a taker's order with one resting order, as
+        ``OrderBook.trades`` lists them) with fields ``time`` (session seconds), ``price``
+        (tick), ``size`` (lots), ``taker_side``, ``taker_owner`` and ``maker_owner`` (PUBLIC 0,
+        trader i as i + 1). ``reset()`` clears it."""
+        if isinstance(book, bool) or not isinstance(book, int | np.integer):
+            raise TypeError(f"book must be an int, got {book!r}")
+        if not 0 <= book < self.num_envs:
+            raise ValueError(f"book must be in [0, {self.num_envs}), got {book}")
+        return self.books.trades(int(book))
 
     def render(self) -> list[np.ndarray | None] | None:
         """With ``render_mode="rgb_array"``, one (520, 600, 3) uint8 frame per book, as

@@ -47,7 +47,13 @@ from sekai.finance.lob.market import MarketConfig, TraderView
 
 # fields of a trader's resting order, the last axis of ``LevelBooks.orders``
 PRICE, SIZE, AHEAD, SEQ = range(4)  # tick (-1: none), lots, public lots ahead, placement number
-TAPE = 64  # fills each book keeps on its tape: a ring of the last TAPE (a power of 2)
+# fields of a trade on the tape, the last axis of ``LevelBooks.tape`` (its time is in tape_time)
+TAKER_SIDE, TAKER, MAKER = 2, 3, 4  # after PRICE (tick) and SIZE (lots); owners as OrderBook's
+TAPE = 64  # lots ``BookView.fills`` lists: the last TAPE
+_TAPE_ROWS = 128  # trades each book's tape holds at first; it doubles when one more might not fit
+_TAPE_FIELDS = ("price", "size", "taker_side", "taker_owner", "maker_owner")  # tape columns
+# a trade on the tape as ``LevelBooks.trades`` returns it
+TRADE_DTYPE = np.dtype([("time", np.float64)] + [(name, np.int64) for name in _TAPE_FIELDS])
 
 
 class Fill(NamedTuple):
@@ -59,9 +65,22 @@ class Fill(NamedTuple):
     maker_owner: int
 
 
+class BookTrade(NamedTuple):
+    """One trade on a book's tape, as ``OrderBook.trades`` records one (the taker traded
+    ``size`` lots at ``price`` with one resting order), without order ids and with the session
+    time in seconds. Owners as ``OrderBook`` numbers them (PUBLIC 0, trader i is i + 1)."""
+
+    price: int
+    size: int
+    taker_side: int
+    taker_owner: int
+    maker_owner: int
+    time: float
+
+
 class LevelBooks:
     """The books, the traders' resting orders, every participant's account and each book's
-    tape of fills.
+    tape of trades.
 
     Accounts have one column per trader and a last one for the public (the background flow).
     """
@@ -85,11 +104,15 @@ class LevelBooks:
         self.accounts_cash = np.empty((n, traders + 1))
         self.accounts_inventory = np.empty((n, traders + 1), np.int64)
         self.mid = np.empty(n)
-        # each book's last TAPE fills, written at row fills % TAPE (fills counts them all),
-        # each packed in one int64 (see _take): the books' fills at one row are neighbours in
-        # memory, as their lots at one tick are
-        self.tape = np.zeros((TAPE, n), np.int64)
-        self.fills = np.empty(n, np.int64)
+        # each book's tape: trade k of book b is tape[b, k] (price, size, taker side, taker and
+        # maker owner) at session time tape_time[b, k], for k < trade_count[b]. The kernels
+        # allocate nothing, so the caller makes room first (_make_room) and the flow kernel
+        # stops where a tape is full, to go on once it has grown (run_flow).
+        self.tape = np.zeros((n, _TAPE_ROWS, 5), np.int64)
+        self.tape_time = np.zeros((n, _TAPE_ROWS))
+        self.trade_count = np.zeros(n, np.int64)
+        self._most_trades = np.zeros(1, np.int64)  # trade_count.max(), kept by the kernels
+        self._flow_position = np.zeros(2)  # where run_flow's kernel stopped: book, clock
         self._levels: NDArray[np.int64] | None = None  # (n, 2, K, 2): see view()
         self._tick_price = np.asarray(config.price(np.arange(ticks)), np.float64)
         self._state = (
@@ -104,7 +127,9 @@ class LevelBooks:
             self._tick_price,
             self._touched,
             self.tape,
-            self.fills,
+            self.tape_time,
+            self.trade_count,
+            self._most_trades,
         )
         self.reset()
 
@@ -131,7 +156,8 @@ class LevelBooks:
         self.accounts_cash[:] = config.initial_cash
         self.accounts_cash[:, -1] = 0.0
         self.accounts_inventory[:] = 0
-        self.fills[:] = 0
+        self.trade_count[:] = 0
+        self._most_trades[:] = 0
         self.mid[:] = config.initial_price
         self._levels = None
 
@@ -201,17 +227,58 @@ class LevelBooks:
         )
 
     def book(self, b: int) -> BookView:
-        """Book ``b`` read as an order book: levels, queues and its tape of fills."""
+        """Book ``b`` read as an order book: levels, queues and its tape of trades."""
         return BookView(self, b)
+
+    def trades(self, b: int) -> NDArray[np.void]:
+        """Book ``b``'s tape since the session began, oldest first: a new array of
+        ``TRADE_DTYPE`` records (time, price, size, taker_side, taker_owner, maker_owner)."""
+        count = self._tape_length(b)
+        out = np.empty(count, TRADE_DTYPE)
+        out["time"] = self.tape_time[b, :count]
+        for column, name in enumerate(_TAPE_FIELDS):
+            out[name] = self.tape[b, :count, column]
+        return out
+
+    def _tape_length(self, b: int) -> int:
+        """Trades on book ``b``'s tape; RuntimeError if a kernel had no room to write some."""
+        count = int(self.trade_count[b])
+        if count > self.tape.shape[1]:
+            raise RuntimeError(
+                f"book {b}'s tape lost trades: {count} made, room for {self.tape.shape[1]}"
+            )
+        return count
+
+    def _make_room(self, trades: int) -> None:
+        """Grow the tapes unless each has room for ``trades`` more."""
+        if int(self._most_trades[0]) + trades > self.tape.shape[1]:
+            self._grow(trades)
+
+    def _grow(self, trades: int) -> None:
+        """Give the tapes twice their rows, or room for ``trades`` more if that is more."""
+        used = int(self._most_trades[0])
+        rows = max(2 * self.tape.shape[1], used + trades)
+        tape = np.zeros((self.n, rows, 5), np.int64)
+        tape_time = np.zeros((self.n, rows))
+        tape[:, :used] = self.tape[:, :used]
+        tape_time[:, :used] = self.tape_time[:, :used]
+        self.tape, self.tape_time = tape, tape_time
+        self._state = (*self._state[:10], tape, tape_time, *self._state[12:])
 
     # -- events -----------------------------------------------------------------------------
     def execute(
-        self, trader: int, bid: NDArray[Any], ask: NDArray[Any], market: NDArray[Any]
+        self,
+        trader: int,
+        bid: NDArray[Any],
+        ask: NDArray[Any],
+        market: NDArray[Any],
+        time: float = 0.0,
     ) -> None:
-        """Carry out trader ``trader``'s decoded decision in every book: bid/ask tick, -1 keep
-        or -2 cancel; market side or -1 (see ``MarketConfig.decode``), within the inventory
-        cap."""
+        """Carry out trader ``trader``'s decoded decision in every book at session time
+        ``time``: bid/ask tick, -1 keep or -2 cancel; market side or -1 (see
+        ``MarketConfig.decode``), within the inventory cap."""
         self._levels = None
+        self._make_room(self.config.order_size)  # a market order trades one lot per trade
         _execute(
             self._state,
             trader,
@@ -220,6 +287,7 @@ class LevelBooks:
             np.ascontiguousarray(market, np.int64),
             self.config.order_size,
             self.config.max_inventory,
+            float(time),
         )
 
     def run_flow(self, model: ContStoikovTalreja, rng: Any, start: float, until: float) -> int:
@@ -232,30 +300,40 @@ class LevelBooks:
         cumulative = np.zeros(len(distance))
         fixed = list(itertools.accumulate(model._fixed_rates_list))
         cumulative[: len(fixed)] = fixed
-        return int(
-            _run_flow(
+        theta = np.asarray(model.cancel_rates, np.float64)
+        queues = np.empty((2, model.levels), np.int64)
+        position = self._flow_position
+        position[:] = 0, start
+        applied = 0
+        while True:  # the kernel stops where a tape is full: grow it and go on from there
+            applied += _run_flow(
                 self._state,
                 rng,
-                np.asarray(model.cancel_rates, np.float64),
+                theta,
                 kind,
                 side,
                 distance,
                 float(start),
                 float(until),
                 cumulative,
-                np.empty((2, model.levels), np.int64),
+                queues,
+                position,
             )
-        )
+            if position[0] >= self.n:
+                return applied
+            self._grow(1)
 
     def replay(self, flow: FlowEvents, first: int, stop: int) -> None:
         """Events ``first`` up to ``stop`` of a given flow, in every book."""
         self._levels = None
+        self._make_room(stop - first)  # each event trades one lot at most
         _replay(
             self._state,
             np.ascontiguousarray(flow.kind, np.int64),
             np.ascontiguousarray(flow.side, np.int64),
             np.ascontiguousarray(flow.price, np.int64),
             np.ascontiguousarray(flow.rank, np.int64),
+            np.ascontiguousarray(flow.time, np.float64),
             first,
             stop,
         )
@@ -309,21 +387,31 @@ class BookView:
         return queue + [(PUBLIC, 1)] * (int(books.public[b, side, price]) - public_before)
 
     @property
-    def fills(self) -> list[Fill]:
-        """The last fills (at most ``TAPE``), oldest first; ``fill_count`` counts them all."""
+    def trades(self) -> list[BookTrade]:
+        """The tape: every trade since the session began, oldest first, as ``OrderBook.trades``
+        lists them (one per resting order a taker traded with), each with its session time.
+        Built from the arrays on each read (``LevelBooks.trades`` gives them as an array)."""
         books, b = self._books, self._b
-        count, traders = int(books.fills[b]), books.config.n_traders
-        packed = books.tape[np.arange(max(0, count - TAPE), count) % TAPE, b]
-        owner = [*range(1, traders + 1), PUBLIC]  # account column -> OrderBook owner
-        return [
-            Fill(fill >> 33, (fill >> 32) & 1, owner[(fill >> 16) & 0xFFFF], owner[fill & 0xFFFF])
-            for fill in packed.tolist()
-        ]
+        count = books._tape_length(b)
+        rows = books.tape[b, :count].tolist()
+        times = books.tape_time[b, :count].tolist()
+        return [BookTrade._make((*row, time)) for row, time in zip(rows, times, strict=True)]
+
+    @property
+    def fills(self) -> list[Fill]:
+        """The last lots traded (at most ``TAPE``), one per lot, oldest first; ``fill_count``
+        counts them all."""
+        books, b = self._books, self._b
+        count = books._tape_length(b)
+        last = books.tape[b, max(0, count - TAPE) : count]
+        lots = np.repeat(last, last[:, SIZE], axis=0)[-TAPE:]
+        return [Fill(p, side, taker, maker) for p, _, side, taker, maker in lots.tolist()]
 
     @property
     def fill_count(self) -> int:
         """Lots traded in this book since the session began."""
-        return int(self._books.fills[self._b])
+        books, b = self._books, self._b
+        return int(books.tape[b, : books._tape_length(b), SIZE].sum())
 
     def is_crossed(self) -> bool:
         """True if the best bid reaches the best ask (never, after any event)."""
@@ -333,7 +421,7 @@ class BookView:
 # -- compiled kernels: one book ``b`` at a time ------------------------------------------------
 # ``state`` is LevelBooks._state: lots and public lots (side, tick, book), best, ref, orders,
 # placed, cash, inventory, tick_price, touched (the lowest and highest tick a lot was placed at),
-# tape, fills.
+# tape, tape_time, trade_count, and the largest trade_count (one cell).
 # Owners are trader columns; the public is the last column of the accounts. The kernels are
 # compiled with reference counting off (``_engine.jit``), and small helpers are inlined
 # into the loops that call them.
@@ -353,29 +441,33 @@ def _mark_touched(touched: Any, price: int) -> None:
 
 
 @jit
-def _take(state: Any, b: int, side: int, taker: int) -> None:
-    """One lot of a market order (``side`` is the taker's) against the best opposite level,
-    matched by the engine's rule (``match_level``) over the traders' queue positions; an empty
-    side trades nothing. A trader meeting its own order first cancels it and goes on
-    (self-trade prevention, OrderBook's ``"cancel_resting"``); the public trades with itself."""
+def _take(state: Any, b: int, side: int, taker: int, lots: int, time: float) -> None:
+    """A market order of ``lots`` (``side`` is the taker's) at session time ``time``, lot by
+    lot against the best opposite level, matched by the engine's rule (``match_level``) over
+    the traders' queue positions, until it is filled or that side is empty. A trader meeting
+    its own order first cancels it and goes on (self-trade prevention, OrderBook's
+    ``"cancel_resting"``); the public trades with itself. The tape needs room for ``lots``
+    trades."""
     volume, public, best = state[0], state[1], state[2]
     maker_side = 1 - side
-    queue = (state, taker)
-    while True:
-        price = best[b, maker_side]
-        if price < 0 or price >= volume.shape[1]:
-            return
-        if taker == _public(state):
-            break
-        first, ahead, _ = _first_order(queue, b, maker_side, price, 0)
-        if first != taker or ahead > 0:
-            break
-        _cancel_order(state, b, taker, maker_side)
-    match_level(volume, public, b, maker_side, price, 1, queue, _first_order, _fill, _leave)
-    after_removal(volume, best, b, maker_side, price)
+    queue = (state, taker, state[12][b], time)  # the order's trades start at that tape row
+    for _ in range(lots):
+        while True:
+            price = best[b, maker_side]
+            if price < 0 or price >= volume.shape[1]:
+                return
+            if taker == _public(state):
+                break
+            first, ahead, _ = _first_order(queue, b, maker_side, price, 0)
+            if first != taker or ahead > 0:
+                break
+            _cancel_order(state, b, taker, maker_side)
+        match_level(volume, public, b, maker_side, price, 1, queue, _first_order, _fill, _leave)
+        after_removal(volume, best, b, maker_side, price)
 
 
-# The traders' queue as ``match_level`` reads it: ``queue`` is (state, taker).
+# The traders' queue as ``match_level`` reads it: ``queue`` is (state, taker, the tape row
+# where the taker's order began trading, time).
 @inline
 def _first_order(queue: Any, b: int, side: int, price: int, public: int) -> Any:
     """The level's first trader order (the lowest placement number there; -1: none), the
@@ -395,10 +487,11 @@ def _first_order(queue: Any, b: int, side: int, price: int, public: int) -> Any:
 @inline
 def _fill(queue: Any, b: int, side: int, price: int, maker: int, lots: int) -> None:
     """``lots`` of trader ``maker``'s order (-1: the public lots at the head) traded with the
-    taker: the orders behind public lots move up, the accounts settle, the tape records each
-    lot."""
-    state, taker = queue
-    orders, cash, inventory, tape, fills = state[4], state[6], state[7], state[10], state[11]
+    taker: the orders behind public lots move up, the accounts settle, and the tape records
+    one trade per public lot, one per trader's order (lots of the order the taker's order
+    traded with last add to its trade)."""
+    state, taker, since, time = queue
+    orders, cash, inventory = state[4], state[6], state[7]
     if maker < 0:
         maker = _public(state)
         for _ in range(lots):
@@ -409,9 +502,43 @@ def _fill(queue: Any, b: int, side: int, price: int, maker: int, lots: int) -> N
     buyer, seller = (maker, taker) if side == BUY else (taker, maker)
     settle(cash, inventory, b, buyer, BUY, lots, value, 0.0)
     settle(cash, inventory, b, seller, SELL, lots, value, 0.0)
-    for _ in range(lots):
-        tape[fills[b] & (TAPE - 1), b] = ((price * 2 + 1 - side) << 32) + (taker << 16) + maker
-        fills[b] += 1
+    tape, count = state[10], state[12]
+    taker_owner = _owner(state, taker)
+    if maker == _public(state):
+        for _ in range(lots):
+            _record(state, b, price, 1, 1 - side, taker_owner, PUBLIC, time)
+        return
+    last = count[b] - 1
+    if last >= since and tape[b, last, MAKER] == maker + 1 and tape[b, last, PRICE] == price:
+        tape[b, last, SIZE] += lots
+    else:
+        _record(state, b, price, lots, 1 - side, taker_owner, maker + 1, time)
+
+
+@inline
+def _owner(state: Any, column: int) -> int:
+    """The ``OrderBook`` owner of an account column: PUBLIC (0), trader i as i + 1."""
+    return PUBLIC if column == _public(state) else column + 1
+
+
+@inline
+def _record(
+    state: Any, b: int, price: int, size: int, side: int, taker: int, maker: int, time: float
+) -> None:
+    """A trade at the end of book ``b``'s tape. The caller made room for it; were there none,
+    the trade is counted but not written (``LevelBooks.trades`` then refuses to read)."""
+    tape, count = state[10], state[12]
+    row = count[b]
+    if row < tape.shape[1]:
+        tape[b, row, PRICE] = price
+        tape[b, row, SIZE] = size
+        tape[b, row, TAKER_SIDE] = side
+        tape[b, row, TAKER] = taker
+        tape[b, row, MAKER] = maker
+        state[11][b, row] = time
+    count[b] = row + 1
+    if row >= state[13][0]:
+        state[13][0] = row + 1
 
 
 @inline
@@ -456,13 +583,14 @@ def _public_gone(orders: Any, b: int, side: int, price: int, rank: int) -> None:
 
 
 @inline
-def _apply(state: Any, b: int, kind: int, side: int, price: int, rank: int) -> None:
-    """One flow event in book ``b``: a limit order that crosses and a market order both take
-    one lot (one call site, so the compiled loops hold one copy of :func:`_take`)."""
+def _apply(state: Any, b: int, kind: int, side: int, price: int, rank: int, time: float) -> None:
+    """One flow event in book ``b`` at session time ``time``: a limit order that crosses and a
+    market order both take one lot (one call site, so the compiled loops hold one copy of
+    :func:`_take`). The tape needs room for one trade."""
     if kind == CANCEL:
         _cancel_public(state, b, side, price, rank)
     elif kind == MARKET or not _rest_public(state, b, side, price):
-        _take(state, b, side, _public(state))
+        _take(state, b, side, _public(state), 1, time)
 
 
 @inline
@@ -509,8 +637,11 @@ def _cut_to_room(state: Any, b: int, trader: int, side: int, cap: int) -> None:
 
 
 @jit
-def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int, cap: int) -> None:
-    """Trader ``trader``'s decisions in every book, as LimitOrderBookMarket carries them out:
+def _execute(
+    state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int, cap: int, time: float
+) -> None:
+    """Trader ``trader``'s decisions in every book at session time ``time`` (the tapes need
+    room for ``size`` trades), as LimitOrderBookMarket carries them out:
     a new quote replaces the resting one (one already at that tick keeps its place); post-only,
     a quote that would cross is dropped; a market order first cancels the trader's own opposite
     quote (self-trade prevention). The inventory cap ``cap`` is hard: new quotes and market
@@ -535,8 +666,7 @@ def _execute(state: Any, trader: int, bid: Any, ask: Any, market: Any, size: int
             _cancel_order(state, b, trader, 1 - side)
             lots = min(size, room(state[7][b, trader], side, cap))
             if lots > 0:
-                for _ in range(lots):
-                    _take(state, b, side, trader)
+                _take(state, b, side, trader, lots, time)
                 _cut_to_room(state, b, trader, side, cap)
 
 
@@ -552,11 +682,15 @@ def _run_flow(
     until: float,
     cumulative: Any,
     queues: Any,
+    position: Any,
 ) -> int:
     """Each book's live flow from ``start`` to ``until``, book after book: the same draws and
     floating-point operations as :func:`sekai.finance.lob.flow.sample_event`, so the same
     events as the single env given the same generator. ``cumulative`` (4D + 2,) starts with
-    the running sum of the 2D + 2 state-free rates; it and ``queues`` (2, D) are scratch."""
+    the running sum of the 2D + 2 state-free rates; it and ``queues`` (2, D) are scratch.
+    ``position`` is (book, clock): where to begin; if a book's tape is full before an event,
+    the kernel stops there, before its draws, and leaves that book and its clock in
+    ``position`` to go on from once the tape has grown; else book = the number of books."""
     volume, public, best, ref = state[0], state[1], state[2], state[3]
     ticks = volume.shape[1]
     levels = len(theta)
@@ -564,9 +698,14 @@ def _run_flow(
     fixed = events - 2 * levels
     fixed_total = cumulative[fixed - 1]
     applied = 0
-    for b in range(volume.shape[2]):
-        clock = start
+    first = int(position[0])
+    rows, count = state[10].shape[1], state[12]
+    for b in range(first, volume.shape[2]):
+        clock = position[1] if b == first else start
         while True:
+            if count[b] >= rows:
+                position[0], position[1] = b, clock
+                return applied
             if best[b, BUY] >= 0:
                 ref[b, BUY] = best[b, BUY]
             if best[b, SELL] < ticks:
@@ -597,8 +736,9 @@ def _run_flow(
                 price = (ref[b, SELL] if side == BUY else ref[b, BUY]) + distance
             if kind == CANCEL:
                 rank = math.floor(u2 * queues[side, abs(distance) - 1])
-            _apply(state, b, kind, side, price, rank)
+            _apply(state, b, kind, side, price, rank, clock)
             applied += 1
+    position[0] = volume.shape[2]
     return applied
 
 
@@ -614,11 +754,18 @@ def _top_levels(volume: Any, best: Any, window: int, levels: Any) -> None:
 
 @jit
 def _replay(
-    state: Any, kinds: Any, sides: Any, prices: Any, ranks: Any, first: int, stop: int
+    state: Any,
+    kinds: Any,
+    sides: Any,
+    prices: Any,
+    ranks: Any,
+    times: Any,
+    first: int,
+    stop: int,
 ) -> None:
     for b in range(state[0].shape[2]):
         for j in range(first, stop):
-            _apply(state, b, kinds[j], sides[j], prices[j], ranks[j])
+            _apply(state, b, kinds[j], sides[j], prices[j], ranks[j], times[j])
 
 
 __all__ = ["LevelBooks"]

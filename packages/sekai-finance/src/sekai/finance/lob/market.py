@@ -22,7 +22,6 @@ MARKET_ORDERS = ("none", "buy", "sell")
 KEEP, CANCEL = 0, 1
 DEPTH_WINDOW = 64  # observations show the top levels within this many ticks of the best
 NO_PRICE = -1
-_MAX_TRADERS = 2**16 - 2  # and the public's column after them
 
 
 class TraderView(NamedTuple):
@@ -84,8 +83,6 @@ class MarketConfig:
             "book_levels": book_levels,
         }
         _check_int("n_traders", n_traders, 1)
-        if n_traders > _MAX_TRADERS:  # the engine's tape packs account columns in 16 bits
-            raise ValueError(f"n_traders must be at most {_MAX_TRADERS}, got {n_traders}")
         for name in ("n_ticks", "order_size", "max_inventory", "book_levels"):
             _check_int(name, kwargs[name], 2 if name == "n_ticks" else 1)
         for name in ("session_length", "tick_size", "initial_price", "initial_cash"):
