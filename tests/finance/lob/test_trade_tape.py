@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from sekai.envs.finance import LimitOrderBookMarket
-from sekai.envs.finance._level_books import _TAPE_ROWS, BookTrade
 from sekai.envs.finance.limit_order_book_vec import LimitOrderBookVecEnv
 from sekai.finance import BUY, PUBLIC, SELL, ContStoikovTalreja, FlowEvents, OrderBook
-from sekai.finance.order_flow import LIMIT, MARKET, apply_event, seed_book, simulate_flow
+from sekai.finance.lob.flow import LIMIT, MARKET, apply_event, seed_book, simulate_flow
+from sekai.finance.lob.level_books import _TAPE_ROWS, BookTrade
 
 FIELDS = ("price", "size", "taker_side", "taker_owner", "maker_owner", "time")
 KWARGS = {"decision_intervals": [1.0, 2.0, 3.0], "session_length": 30.0, "order_size": 2}
@@ -36,7 +36,7 @@ def test_the_flows_market_order_volume_on_the_tape_matches_the_models_rate(
 ) -> None:
     """Idle traders, so every trade is the public's. The flow's market orders of each side
     arrive as a Poisson process of rate mu (``market_rate``) per book, one lot each (every
-    order of the flow is one lot; see order_flow.py): over B books and T seconds the public's
+    order of the flow is one lot; see lob.flow): over B books and T seconds the public's
     market buy (sell) volume on the tape is Poisson with mean mu * T * B, and it must lie within
     4 standard deviations, sqrt(mu * T * B), of that mean; in each half of the session as
     well (the tape's times), with mean and deviation halved accordingly."""
@@ -180,7 +180,7 @@ def test_trades_names_a_bad_book() -> None:
 def test_a_kernel_given_no_room_loses_no_memory_and_the_tape_says_so() -> None:
     """The kernels write only where the driver made room; called past it (a driver's bug),
     they write nothing out of bounds, and reading the tape raises instead of lying."""
-    from sekai.envs.finance import _level_books as engine
+    from sekai.finance.lob import level_books as engine
 
     books = LimitOrderBookVecEnv(1, 1, session_length=2.0).books
     for k in range(_TAPE_ROWS + 5):  # a public ask, then a public market buy takes a lot
