@@ -37,6 +37,9 @@ from sekai.finance.lobster import (
     orderbook_dtype,
 )
 
+# every rule is checked on the single env and the 1,024-window native batch, which must agree
+pytestmark = pytest.mark.needs("sekai-vector")
+
 # the action's bid and ask instructions, and market orders (LimitOrderBookMarket's)
 KEEP, CANCEL, IMPROVE, JOIN = 0, 1, 2, 3
 NONE, MARKET_BUY = 0, 1
