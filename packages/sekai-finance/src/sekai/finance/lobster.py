@@ -15,12 +15,14 @@ from sekai.finance.lob.lobster import (
     RESUMED,
     SUBMIT,
     ReplayResult,
+    date_of,
     initial_book,
     orderbook_dtype,
     read_messages,
     read_orderbook,
     record_flow,
     replay,
+    to_events,
     write_messages,
 )
 
@@ -38,11 +40,13 @@ __all__ = [
     "RESUMED",
     "SUBMIT",
     "ReplayResult",
+    "date_of",
     "initial_book",
     "orderbook_dtype",
     "read_messages",
     "read_orderbook",
     "record_flow",
     "replay",
+    "to_events",
     "write_messages",
 ]

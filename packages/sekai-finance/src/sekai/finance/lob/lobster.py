@@ -14,9 +14,11 @@ legacy volume, and can reconcile its top levels with the rows.
 from __future__ import annotations
 
 import bz2
+import datetime
 import gzip
 import lzma
 import os
+import re
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.lob import events as _events
 from sekai.finance.lob.book import BUY, LEGACY, PUBLIC, SELL, OrderBook
 from sekai.finance.lob.flow import CANCEL, LIMIT, FlowEvents, seed_book
 
@@ -245,6 +248,56 @@ def _orderbook_problem(raw: NDArray[np.float64]) -> tuple[int, str] | None:
                 "the best bid reaches the best ask",
             ),
         )
+
+
+def to_events(messages: NDArray[Any], *, date: datetime.date | str | None = None) -> NDArray[Any]:
+    """LOBSTER messages as sekai's order events (``sekai.finance.lob.events``): the same kinds
+    (LOBSTER's types 1 to 7 are the events' 1 to 7), the direction as a side (a halt has none),
+    and time in nanoseconds since the epoch: midnight (UTC) of ``date`` (a ``datetime.date`` or
+    ``"YYYY-MM-DD"``; None counts from 1970-01-01) plus the message's seconds after midnight.
+    The messages are checked as ``read_messages`` checks a file's."""
+    if not isinstance(messages, np.ndarray) or messages.dtype != MESSAGE_DTYPE:
+        raise TypeError(
+            f"messages must be an array of MESSAGE_DTYPE, got {type(messages).__name__}"
+        )
+    problem = _message_problem(*(messages[name] for name in MESSAGE_DTYPE.names or ()))
+    if problem is not None:
+        raise ValueError(f"message {problem[0] + 1}: {problem[1]}")
+    events = _events.empty(len(messages))
+    kinds = messages["type"]
+    events["time"] = np.round(messages["time"] * _events.NANOSECONDS).astype(np.int64)
+    events["time"] += _midnight(date)
+    events["kind"] = kinds
+    events["order_id"] = messages["order_id"]
+    events["side"] = np.where(
+        kinds == HALT, _events.NO_SIDE, np.where(messages["direction"] == 1, BUY, SELL)
+    )
+    events["price"] = messages["price"]
+    events["size"] = messages["size"]
+    return _events.check_events(events, "LOBSTER messages")
+
+
+def date_of(path: str | os.PathLike[str]) -> datetime.date | None:
+    """The trading day a LOBSTER file's name gives (``AAPL_2012-06-21_34200000_..._10.csv``),
+    or None when the name holds no date."""
+    found = re.search(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", Path(os.fspath(path)).name)
+    if found is None:
+        return None
+    return datetime.date(*(int(part) for part in found.groups()))
+
+
+def _midnight(date: datetime.date | str | None) -> int:
+    """Nanoseconds from the epoch to midnight (UTC) of ``date``; 0 for None."""
+    if date is None:
+        return 0
+    if isinstance(date, str):
+        try:
+            date = datetime.date.fromisoformat(date)
+        except ValueError:
+            raise ValueError(f"date must be YYYY-MM-DD, got {date!r}") from None
+    if not isinstance(date, datetime.date):
+        raise TypeError(f"date must be a datetime.date, a YYYY-MM-DD string or None, got {date!r}")
+    return (date - datetime.date(1970, 1, 1)).days * _events.DAY
 
 
 # -- writing ---------------------------------------------------------------------------------
