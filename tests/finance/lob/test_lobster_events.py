@@ -77,7 +77,7 @@ def test_a_bad_message_is_refused_naming_it(change, problem):
 
 def test_a_bad_date_is_refused():
     messages = np.array([(2.0, SUBMIT, 1, 100, 1000000, 1)], MESSAGE_DTYPE)
-    with pytest.raises(ValueError, match="date must be YYYY-MM-DD"):
+    with pytest.raises(ValueError, match="date must be 'YYYY-MM-DD', got '21/06/2012'"):
         to_events(messages, date="21/06/2012")
     with pytest.raises(TypeError, match="MESSAGE_DTYPE"):
         to_events(np.zeros(2))

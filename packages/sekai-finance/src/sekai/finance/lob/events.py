@@ -23,6 +23,7 @@ documents for MBO, and the one ``OrderBook.modify`` follows). A ``CLEAR`` emptie
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import numpy as np
@@ -85,7 +86,9 @@ __all__ = [
     "BUY",
     "check_events",
     "empty",
+    "first_problem",
     "is_event_array",
+    "midnight",
 ]
 
 
@@ -120,11 +123,33 @@ def check_events(events: Any, source: object = "events") -> NDArray[Any]:
         ),
         (backwards, "time goes backwards"),
     )
-    hits = [(int(np.argmax(mask)), what) for mask, what in problems if mask.any()]
-    if hits:
-        at, what = min(hits, key=lambda hit: hit[0])
-        raise ValueError(f"{source}: event {at}: {what}")
+    problem = first_problem(*problems)
+    if problem is not None:
+        raise ValueError(f"{source}: event {problem[0]}: {problem[1]}")
     return events
+
+
+def first_problem(*conditions: tuple[Any, str]) -> tuple[int, str] | None:
+    """The first row where any condition (a boolean mask) holds, and the first condition's
+    text there: how every reader names the first bad record of a file."""
+    hits = [(int(np.argmax(mask)), what) for mask, what in conditions if mask.any()]
+    if not hits:
+        return None
+    return min(hits, key=lambda hit: hit[0])
+
+
+def midnight(date: object) -> int:
+    """Nanoseconds from the epoch to midnight (UTC) of ``date``, a ``datetime.date`` or a
+    ``'YYYY-MM-DD'`` string: where a reader's day starts when its times count from midnight."""
+    if isinstance(date, str):
+        try:
+            date = datetime.date.fromisoformat(date)
+        except ValueError:
+            raise ValueError(f"date must be 'YYYY-MM-DD', got {date!r}") from None
+    if not isinstance(date, datetime.date):
+        raise TypeError(f"date must be a datetime.date or 'YYYY-MM-DD', got {type(date).__name__}")
+    day = datetime.date(date.year, date.month, date.day)
+    return (day - datetime.date(1970, 1, 1)).days * DAY
 
 
 def is_event_array(value: object) -> bool:

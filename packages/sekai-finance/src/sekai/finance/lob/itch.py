@@ -52,6 +52,7 @@ from sekai.finance.lob.events import (
     RESUMED,
     TRADE,
     check_events,
+    midnight,
 )
 from sekai.finance.lob.lobster import _local_file
 
@@ -136,10 +137,10 @@ def read_itch(
     stock = symbol.strip().encode("ascii", "replace")
     if not stock or len(stock) > 8:
         raise ValueError(f"symbol must be 1 to 8 characters, got {symbol!r}")
-    midnight = _midnight(date) if date is not None else None
+    day_start = midnight(date) if date is not None else None
     local = _local_file(path)
-    if midnight is None:
-        midnight = _name_midnight(local.name)
+    if day_start is None:
+        day_start = _name_midnight(local.name)
     buffer, size = _read(local)
     starts, types, locates = _frame(local, buffer, size)
     wanted = np.zeros(1 << 16, bool)
@@ -147,8 +148,8 @@ def read_itch(
     messages = np.flatnonzero(_READ[types] & wanted[locates])
     rows = _gather(buffer, starts[messages])
     events = _events(local, rows, types[messages], messages, starts)
-    if midnight is not None:
-        events["time"] += midnight
+    if day_start is not None:
+        events["time"] += day_start
     return check_events(events, path)
 
 
@@ -460,19 +461,6 @@ def _first(*checks: tuple[NDArray[np.int64], NDArray[np.bool_], Any]) -> tuple[i
 
 
 # -- dates and errors ------------------------------------------------------------------------
-def _midnight(date: object) -> int:
-    """Nanoseconds from the epoch to ``date``'s midnight (UTC)."""
-    if isinstance(date, str):
-        try:
-            date = datetime.date.fromisoformat(date)
-        except ValueError:
-            raise ValueError(f"date must be 'YYYY-MM-DD', got {date!r}") from None
-    if not isinstance(date, datetime.date):
-        raise TypeError(f"date must be a datetime.date or 'YYYY-MM-DD', got {type(date).__name__}")
-    day = datetime.date(date.year, date.month, date.day)
-    return (day - datetime.date(1970, 1, 1)).days * DAY
-
-
 def _name_midnight(name: str) -> int | None:
     """The midnight of the date a NASDAQ file name starts with (``MMDDYYYY.``), if it does."""
     match = _NAME_DATE.match(name)
@@ -480,7 +468,7 @@ def _name_midnight(name: str) -> int | None:
         return None
     month, day, year = (int(part) for part in match.groups())
     try:
-        return _midnight(datetime.date(year, month, day))
+        return midnight(datetime.date(year, month, day))
     except ValueError:
         return None
 

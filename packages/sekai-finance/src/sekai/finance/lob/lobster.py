@@ -182,15 +182,6 @@ def _raise_at(path: Path, first_line: int, problem: tuple[int, str] | None) -> N
         raise ValueError(f"{path} line {first_line + row}: {what}")
 
 
-def _first(*conditions: tuple[Any, str]) -> tuple[int, str] | None:
-    """The first row where any condition holds, and the first condition's text there."""
-    hits = [(int(np.argmax(mask)), what) for mask, what in conditions if mask.any()]
-    if not hits:
-        return None
-    row = min(row for row, _ in hits)
-    return row, next(what for r, what in hits if r == row)
-
-
 def _message_problem(*columns: NDArray[Any]) -> tuple[int, str] | None:
     """The first bad message of these columns (MESSAGE_DTYPE's, as numbers), and what is
     wrong with it."""
@@ -204,7 +195,7 @@ def _message_problem(*columns: NDArray[Any]) -> tuple[int, str] | None:
         backwards = np.zeros(len(time), bool)
         backwards[1:] = time[1:] < time[:-1]
         trades = (kind >= SUBMIT) & (kind < HALT)
-        return _first(
+        return _events.first_problem(
             (~np.isfinite(time), "time is not a number"),
             *whole,
             ((kind < SUBMIT) | (kind > HALT), "type is not one of 1 to 7"),
@@ -231,7 +222,7 @@ def _orderbook_problem(raw: NDArray[np.float64]) -> tuple[int, str] | None:
         return (steps & full[:, 1:]).any(axis=1)
 
     with np.errstate(invalid="ignore"):
-        return _first(
+        return _events.first_problem(
             ((~np.isfinite(raw) | (raw != np.round(raw))).any(axis=1), "not all whole numbers"),
             (((ask_sizes < 0) | (bid_sizes < 0)).any(axis=1), "a negative size"),
             (gaps(empty_asks) | gaps(empty_bids), "a level after an empty one"),
@@ -266,7 +257,8 @@ def to_events(messages: NDArray[Any], *, date: datetime.date | str | None = None
     events = _events.empty(len(messages))
     kinds = messages["type"]
     events["time"] = np.round(messages["time"] * _events.NANOSECONDS).astype(np.int64)
-    events["time"] += _midnight(date)
+    if date is not None:
+        events["time"] += _events.midnight(date)
     events["kind"] = kinds
     events["order_id"] = messages["order_id"]
     events["side"] = np.where(
@@ -284,20 +276,6 @@ def date_of(path: str | os.PathLike[str]) -> datetime.date | None:
     if found is None:
         return None
     return datetime.date(*(int(part) for part in found.groups()))
-
-
-def _midnight(date: datetime.date | str | None) -> int:
-    """Nanoseconds from the epoch to midnight (UTC) of ``date``; 0 for None."""
-    if date is None:
-        return 0
-    if isinstance(date, str):
-        try:
-            date = datetime.date.fromisoformat(date)
-        except ValueError:
-            raise ValueError(f"date must be YYYY-MM-DD, got {date!r}") from None
-    if not isinstance(date, datetime.date):
-        raise TypeError(f"date must be a datetime.date, a YYYY-MM-DD string or None, got {date!r}")
-    return (date - datetime.date(1970, 1, 1)).days * _events.DAY
 
 
 # -- writing ---------------------------------------------------------------------------------
