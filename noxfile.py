@@ -24,8 +24,9 @@ import nox
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = True
-# `nox` runs every check once: the install sets run each test folder against built wheels and
-# `installs(install_set='all')` the whole suite, slow tests included; `tests` (the editable
+# `nox` runs every check once: the install sets run each test folder against built wheels, each
+# test in the first set that has what it needs, and `installs(install_set='all')` the rest of the
+# suite (slow tests, and those needing several optional extras at once); `tests` (the editable
 # workspace) and `sb3` are quicker loops for development, run by name. `ray` starts a local Ray.
 # `learning` trains PPO on every finance setting of docs/learning.md at a small budget (about a
 # minute). `browser` (headless Chromium) is not in the list: CI runs it by name once chromium is
@@ -48,6 +49,9 @@ ROOT = Path(__file__).parent
 # Unix socket paths under it (the forkserver's) pass the 107-byte limit; see `_tmp`.
 _TMPDIR = os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="sekai-nox-")
 atexit.register(shutil.rmtree, _TMPDIR, ignore_errors=True)
+# The tests the install sets have passed in this nox run (tests/conftest.py): each test runs in
+# the first set that has what it needs, and `all` runs what no narrower set could
+_LEDGER = os.path.join(_TMPDIR, "passed-tests")
 PACKAGES = ["sekai-core", "sekai-vector", "sekai-finance", "sekai-compat"]
 PYPROJECTS = [
     ROOT / "pyproject.toml",
@@ -83,7 +87,7 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     "core": (["sekai-core", "sekai-demo-plugin"], ["tests/core", "tests/integration"], REFERENCES),
     "core-vector": (
         ["sekai-core", "sekai-vector", "sekai-demo-plugin", "sekai-demo-backend"],
-        ["tests/vector"],  # tests/core ran in the core set
+        ["tests/core", "tests/vector"],  # tests/core: those needing sekai-vector
         REFERENCES,
     ),
     "core-finance": (
@@ -100,7 +104,7 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
     ),
     "core-vector-finance": (
         ["sekai-core", "sekai-vector", "sekai-finance", "sekai-demo-backend"],
-        ["tests/finance"],  # tests/vector ran in the core-vector set
+        ["tests/core", "tests/vector", "tests/finance"],  # those needing both
         REFERENCES,
     ),
     "compat": (["sekai-compat"], ["tests/compat"], []),
@@ -113,7 +117,8 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
             "sekai-demo-plugin",
             "sekai-demo-backend",
         ],
-        ["tests", "-m", "not browser"],  # slow tests included; the browser ones: `browser`
+        # what the sets above did not pass, slow tests included; the browser ones: `browser`
+        ["tests", "-m", "not browser"],
         [],
     ),
 }
@@ -206,7 +211,7 @@ def installs(session: nox.Session, install_set: str) -> None:
     absent = _absent(session, names)
     if "sekai-vector" in absent:
         session.run("python", "tests/integration/slim_check.py")
-    env = {"SEKAI_TEST_ABSENT": ",".join(absent)}
+    env = {"SEKAI_TEST_ABSENT": ",".join(absent), "SEKAI_TEST_LEDGER": _LEDGER}
     session.run(
         "pytest", "-q", "-p", "no:cacheprovider", *PARALLEL, *paths, *session.posargs, env=env
     )

@@ -7,6 +7,10 @@ had passed. ``@pytest.mark.absent(...)`` is the reverse, for what a slim install
 test runs only where none of the distributions it names is installed. ``SEKAI_TEST_ABSENT`` (comma-
 separated, set by the nox sessions) lists what a run knowingly lacks: when it is set, a need that
 is missing but not listed is an error, so a broken install cannot quietly drop tests.
+
+``SEKAI_TEST_LEDGER`` (a file, set by nox's install sets) runs each test once per nox run: in the
+first install set that has what it needs. A run appends the tests that passed to the file and
+leaves out those an earlier set already passed; a run without it runs every test it can.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ _PATH_NEEDS: dict[str, tuple[str, ...]] = {  # paths under tests/ -> what import
 }
 _missing: set[str] = set()  # needs of tests this run left out
 _present: set[str] = set()  # distributions that tests marked `absent` found installed
+_passed: list[str] = []  # node ids this run passed, for the ledger
 
 
 @cache
@@ -88,6 +93,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (dropped if absent or present else keep).append(item)
         _missing.update(absent)
         _present.update(present)
+    ledger = _ledger()
+    if ledger is not None and ledger.is_file():
+        done = set(ledger.read_text().splitlines())
+        dropped += [item for item in keep if item.nodeid in done]
+        keep = [item for item in keep if item.nodeid not in done]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
@@ -101,9 +111,35 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             )
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
+def _ledger() -> Path | None:
+    path = os.environ.get("SEKAI_TEST_LEDGER")
+    return Path(path) if path else None
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # a strict xfail that failed as expected counts as passed: it said what it should
+    if report.when == "call" and (report.passed or hasattr(report, "wasxfail")):
+        _passed.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    ledger = _ledger()
+    # xdist workers report to the controller, which writes the ledger once
+    if ledger is not None and _passed and not hasattr(session.config, "workerinput"):
+        with ledger.open("a") as file:
+            file.write("".join(f"{nodeid}\n" for nodeid in _passed))
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    lines = []
     listed = os.environ.get("SEKAI_TEST_ABSENT")
-    return f"sekai: runs without {listed}" if listed else None
+    if listed:
+        lines.append(f"sekai: runs without {listed}")
+    ledger = _ledger()
+    if ledger is not None and ledger.is_file():
+        passed = len(ledger.read_text().splitlines())
+        lines.append(f"sekai: leaves out the {passed} tests earlier install sets passed")
+    return lines
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
