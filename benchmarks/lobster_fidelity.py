@@ -33,7 +33,7 @@ from lobster_days import N_TICKS, TICK, Shipped, generate_day, ship
 
 from sekai.finance import BUY, SELL, ContStoikovTalreja, OrderBook, simulate_flow
 from sekai.finance.lob._replay_kernel import replay_levels
-from sekai.finance.lob.lobster import initial_book, record_flow, replay
+from sekai.finance.lob.lobster import initial_book, record_flow, replay, to_events
 
 SEEDS = (0, 1, 2)
 LEVELS = (5, 10)
@@ -75,18 +75,19 @@ def rate(file: Shipped, reconcile: bool, rounds: int = 5) -> float:
 
 
 def compiled_rates(messages: np.ndarray, opening: OrderBook, rounds: int = 5) -> list[float]:
-    """Messages per second, best of ``rounds``, of ``replay_levels`` and of ``replay`` on a
-    copy of the ``opening`` book."""
+    """Messages per second, best of ``rounds``, of ``replay_levels`` (on the messages as order
+    events, their conversion included) and of ``replay`` on a copy of the ``opening`` book."""
     n_ticks = opening.n_ticks
     volume = np.zeros((2, n_ticks), np.int64)
     for side in (BUY, SELL):
         for tick, lots in opening.depth(side, n_ticks):
             volume[side, tick] = lots
-    replay_levels(messages[:10], volume, n_ticks=n_ticks)  # compiled (or loaded) untimed
+    events = to_events(messages)
+    replay_levels(events[:10], volume, n_ticks=n_ticks)  # compiled (or loaded) untimed
     best = [0.0, 0.0]
     for _ in range(rounds):
         start = time.process_time()
-        replay_levels(messages, volume, n_ticks=n_ticks)
+        replay_levels(events, volume, n_ticks=n_ticks)
         best[0] = max(best[0], len(messages) / (time.process_time() - start))
         book = copy.deepcopy(opening)
         start = time.process_time()

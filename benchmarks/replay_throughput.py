@@ -35,7 +35,7 @@ from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 from sekai.finance import BUY, SELL, ContStoikovTalreja, OrderBook, simulate_flow
 from sekai.finance.lob._replay_kernel import replay_levels, replay_record
 from sekai.finance.lob._replay_windows import step_windows
-from sekai.finance.lob.lobster import orderbook_dtype, record_flow, replay
+from sekai.finance.lob.lobster import orderbook_dtype, record_flow, replay, to_events
 from sekai.finance.lob.replay_model import ReplayModel
 
 N_TICKS = 4000
@@ -44,19 +44,21 @@ DAYS = 4
 
 
 def day_rates(messages: np.ndarray, rounds: int) -> tuple[float, float, float]:
-    """Messages per second of the one-off compiled replay, of the same reconciled with
+    """Messages per second of the one-off compiled replay of the day's order events (their
+    checks and conversion to replay messages included), of the same reconciled with
     ``ROW_LEVELS``-level orderbook rows, and of ``lobster.replay``."""
     opening = np.zeros((2, N_TICKS), np.int64)
-    rows = _own_rows(messages, opening)
-    replay_record(messages[:100], opening, n_ticks=N_TICKS, levels=5)  # compile
-    replay_record(messages[:100], opening, n_ticks=N_TICKS, levels=5, orderbook=rows[:100])
+    events = to_events(messages)
+    rows = _own_rows(events, opening)
+    replay_record(events[:100], opening, n_ticks=N_TICKS, levels=5)  # compile
+    replay_record(events[:100], opening, n_ticks=N_TICKS, levels=5, orderbook=rows[:100])
     compiled = reconciled = engine = 0.0
     for _ in range(rounds):
         start = time.perf_counter()
-        replay_record(messages, opening, n_ticks=N_TICKS, levels=5)
+        replay_record(events, opening, n_ticks=N_TICKS, levels=5)
         compiled = max(compiled, len(messages) / (time.perf_counter() - start))
         start = time.perf_counter()
-        replay_record(messages, opening, n_ticks=N_TICKS, levels=5, orderbook=rows)
+        replay_record(events, opening, n_ticks=N_TICKS, levels=5, orderbook=rows)
         reconciled = max(reconciled, len(messages) / (time.perf_counter() - start))
         start = time.perf_counter()
         replay(OrderBook(N_TICKS), messages)
@@ -64,11 +66,11 @@ def day_rates(messages: np.ndarray, rounds: int) -> tuple[float, float, float]:
     return compiled, reconciled, engine
 
 
-def _own_rows(messages: np.ndarray, opening: np.ndarray) -> np.ndarray:
+def _own_rows(events: np.ndarray, opening: np.ndarray) -> np.ndarray:
     """The day's own orderbook rows, ``ROW_LEVELS`` levels: the reconciled replay checks
     every row and corrects none, its cost on a file that the messages explain."""
-    top, _, _ = replay_levels(messages, opening, n_ticks=N_TICKS, levels=ROW_LEVELS)
-    rows = np.zeros(len(messages), orderbook_dtype(ROW_LEVELS))
+    top, _, _ = replay_levels(events, opening, n_ticks=N_TICKS, levels=ROW_LEVELS)
+    rows = np.zeros(len(events), orderbook_dtype(ROW_LEVELS))
     for side, name in ((BUY, "bid"), (SELL, "ask")):
         lots = top[:, side, :, 1]
         rows[f"{name}_size"] = lots

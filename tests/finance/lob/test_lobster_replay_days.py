@@ -334,7 +334,7 @@ def test_bad_sets_of_days_get_clear_errors(tmp_path):
         LobsterReplayEnv([good, bad], **kwargs)  # type: ignore[arg-type]
     off_grid = good.copy()
     off_grid["price"][1] += 50
-    with pytest.raises(ValueError, match=r"^day 2: message 2: price 100150 is not on the 100"):
+    with pytest.raises(ValueError, match=r"^day 2: event 1: price 100150 is not on the 100"):
         LobsterReplayEnv([good, good, off_grid], **kwargs)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^day 1: messages must be .*MESSAGE_DTYPE, got ndarray"):
         LobsterReplayEnv([good, np.zeros(3)], **kwargs)  # type: ignore[arg-type]

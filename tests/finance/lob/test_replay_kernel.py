@@ -1,5 +1,6 @@
 """The compiled replay over level arrays gives ``lobster.replay``'s book after every message of
-the generated LOBSTER days (messages alone, from the opening book)."""
+the generated LOBSTER days (messages alone, from the opening book), the days read as order
+events (``lobster.to_events``), as every reader yields them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from numpy.typing import NDArray
 
 from sekai.finance import BUY, SELL, OrderBook
 from sekai.finance.lob._replay_kernel import replay_levels, replay_record
-from sekai.finance.lob.lobster import EXECUTE, SUBMIT, initial_book, replay
+from sekai.finance.lob.lobster import EXECUTE, SUBMIT, initial_book, replay, to_events
 
 
 @pytest.mark.parametrize(("seed", "levels"), [(0, 5), (0, 10), (1, 5), (2, 10)])
@@ -20,7 +21,9 @@ def test_the_compiled_replay_is_the_order_book_replay_after_every_message(
     seed: int, levels: int
 ) -> None:
     file, book, opening = _opening(seed, levels)
-    top, volume, unmatched = replay_levels(file.messages, opening, n_ticks=N_TICKS, levels=levels)
+    top, volume, unmatched = replay_levels(
+        to_events(file.messages), opening, n_ticks=N_TICKS, levels=levels
+    )
     assert top.shape == (len(file.messages), 2, levels, 2)
     result = None
     for k in range(len(file.messages)):
@@ -43,7 +46,7 @@ def test_the_compiled_reconciliation_is_the_order_book_replays(seed: int, levels
     file's top levels, and the same count of reconciliations."""
     file, book, opening = _opening(seed, levels)
     record = replay_record(
-        file.messages, opening, n_ticks=N_TICKS, levels=levels, orderbook=file.orderbook
+        to_events(file.messages), opening, n_ticks=N_TICKS, levels=levels, orderbook=file.orderbook
     )
     volume = opening.copy()
     reconciliations = 0

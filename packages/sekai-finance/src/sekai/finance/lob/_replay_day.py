@@ -1,7 +1,8 @@
-"""A LOBSTER day replayed once into the arrays every replay window indexes (see
-``_replay_windows``): per message its type, side, tick, lots moved and the arrival of the
-order it names; the top levels and the halt state before each message; per (side, tick) the
-messages there and the lots after each, for the depth an agent order joins behind."""
+"""A day of order events (any reader's; LOBSTER messages are converted) replayed once into
+the arrays every replay window indexes (see ``_replay_windows``): per replay message
+(``_replay_stream``) its kind, side, tick, lots moved and the arrival of the order it names;
+the top levels and the halt state before each message; per (side, tick) the messages there
+and the lots after each, for the depth an agent order joins behind."""
 
 from __future__ import annotations
 
@@ -11,27 +12,34 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.lob import events as _events
 from sekai.finance.lob._replay_kernel import FIX_FIELDS, replay_record
-from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob._replay_stream import (
+    ReplayStream,
+    opening_lots,
+    replay_stream,
+    stream_ticks,
+)
+from sekai.finance.lob.book import BUY
+from sekai.finance.lob.events import ADD as SUBMIT
+from sekai.finance.lob.events import EXECUTE, HALT, RESUMED
+from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
 from sekai.finance.lob.lobster import (
-    EXECUTE,
-    EXECUTE_HIDDEN,
-    HALT,
     MESSAGE_DTYPE,
-    RESUMED,
-    SUBMIT,
-    initial_book,
+    date_of,
     read_messages,
     read_orderbook,
+    to_events,
 )
 
 TICK_MARGIN = 16  # ticks of room past the day's extreme prices, for agent quotes
 
 
 class ReplayDay:
-    """``messages`` (a MESSAGE_DTYPE array or a file's path) replayed from the opening book
-    of ``orderbook`` (rows or a path; without it, from an empty book), with ``levels`` top
-    levels recorded before every message. Prices map to ticks as ``lobster.replay``'s
+    """``messages`` (events, LOBSTER messages or a LOBSTER file's path, see ``load_day``)
+    replayed from the opening book of ``orderbook`` (level rows, one per event, or a LOBSTER
+    orderbook file's path; without it, from an empty book), with ``levels`` top levels
+    recorded before every replay message. Prices map to ticks as ``lobster.replay``'s
     (``(price - price_offset) // tick``); ``n_ticks`` defaults to the highest tick of the day
     plus ``TICK_MARGIN``. With ``orderbook``, the replay is reconciled with its rows after
     every message as ``lobster.replay(..., orderbook=...)`` is: ``reconciliations`` counts
@@ -49,19 +57,15 @@ class ReplayDay:
         n_ticks: int | None = None,
         levels: int = 5,
     ) -> None:
-        messages, orderbook = load_day(messages, orderbook)
+        stream, orderbook = load_day(messages, orderbook)
         if n_ticks is None:
-            n_ticks = highest_tick(messages, orderbook, tick, price_offset) + TICK_MARGIN
+            n_ticks = highest_tick(stream, orderbook, tick, price_offset) + TICK_MARGIN
+        stream_ticks(stream, tick, price_offset, n_ticks)  # before the opening book reads them
         opening = np.zeros((2, n_ticks), np.int64)
         if orderbook is not None:
-            book = initial_book(
-                messages, orderbook, n_ticks=n_ticks, tick=tick, price_offset=price_offset
-            )
-            for side in (BUY, SELL):
-                for at, lots in book.depth(side, n_ticks):
-                    opening[side, at] = lots
+            opening = opening_lots(stream, orderbook, tick, price_offset, n_ticks)
         record = replay_record(
-            messages,
+            stream,
             opening,
             n_ticks=n_ticks,
             tick=tick,
@@ -70,18 +74,16 @@ class ReplayDay:
             orderbook=orderbook,
         )
         self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
-        self.time = np.ascontiguousarray(messages["time"])
+        self.time = stream.time
         self.kinds, self.sides, self.ticks = record.kinds, record.sides, record.ticks
         self.top = record.top
-        self.lots = np.where(record.kinds == EXECUTE_HIDDEN, messages["size"], record.lots)
+        self.lots = np.where(record.kinds == EXECUTE_HIDDEN, stream.sizes, record.lots)
         self.arrival = record.arrival
         self.halted = _halted(record.kinds, record.ticks)
         self.opening = opening
         self.reconciliations = record.reconciliations
         fixes = record.fixes
-        self.fix_starts = np.searchsorted(fixes[:, 0], np.arange(len(messages) + 1)).astype(
-            np.int64
-        )
+        self.fix_starts = np.searchsorted(fixes[:, 0], np.arange(len(stream) + 1)).astype(np.int64)
         self.fix_sides, self.fix_ticks, self.fix_lots, self.fix_arrival = (
             np.ascontiguousarray(fixes[:, column]) for column in range(1, FIX_FIELDS)
         )
@@ -91,7 +93,7 @@ class ReplayDay:
         self.trades = np.flatnonzero((record.kinds >= EXECUTE) & (record.kinds < HALT))
         # the side that took liquidity: the other side of the executed order
         self.trade_signs = np.where(record.sides[self.trades] == BUY, -1, 1)
-        self.trade_sizes = np.ascontiguousarray(messages["size"][self.trades])
+        self.trade_sizes = np.ascontiguousarray(stream.sizes[self.trades])
 
     def __len__(self) -> int:
         return len(self.time)
@@ -119,33 +121,37 @@ class ReplayDay:
         )
 
 
-def load_day(messages: Any, orderbook: Any) -> tuple[NDArray[Any], NDArray[Any] | None]:
-    """A day's messages and orderbook rows (or None) as arrays, read from their files where
-    paths are given."""
-    messages = _messages(messages)
+def load_day(messages: Any, orderbook: Any) -> tuple[ReplayStream, NDArray[Any] | None]:
+    """A day as a replay stream, and its level rows (or None), read from files where paths
+    are given. ``messages`` is an event array (``events.EVENT_DTYPE``, any reader's), an
+    array of LOBSTER messages (``lobster.MESSAGE_DTYPE``), or a LOBSTER message file's path
+    (its name's date, if any, dates the events)."""
+    if isinstance(messages, ReplayStream):  # loaded already
+        return messages, orderbook
+    if isinstance(messages, str | os.PathLike):
+        events = to_events(read_messages(messages), date=date_of(messages))
+    elif isinstance(messages, np.ndarray) and messages.dtype == MESSAGE_DTYPE:
+        events = to_events(messages)
+    elif _events.is_event_array(messages):
+        events = messages
+    else:
+        raise TypeError(
+            "messages must be an array of sekai.finance.lob.events.EVENT_DTYPE, a LOBSTER "
+            "message file's path or an array of sekai.finance.lob.lobster.MESSAGE_DTYPE, "
+            f"got {type(messages).__name__}"
+        )
+    if len(events) < 2:
+        raise ValueError(f"messages must hold at least 2 messages, got {len(events)}")
     if orderbook is not None and isinstance(orderbook, str | os.PathLike):
         orderbook = read_orderbook(orderbook)
-    return messages, orderbook
-
-
-def _messages(messages: Any) -> NDArray[Any]:
-    if isinstance(messages, str | os.PathLike):
-        messages = read_messages(messages)
-    elif not isinstance(messages, np.ndarray) or messages.dtype != MESSAGE_DTYPE:
-        raise TypeError(
-            "messages must be a LOBSTER message file's path or an array of "
-            f"sekai.finance.lob.lobster.MESSAGE_DTYPE, got {type(messages).__name__}"
-        )
-    if len(messages) < 2:
-        raise ValueError(f"messages must hold at least 2 messages, got {len(messages)}")
-    return messages
+    return replay_stream(events), orderbook
 
 
 def highest_tick(
-    messages: NDArray[Any], orderbook: NDArray[Any] | None, tick: int, price_offset: int
+    stream: ReplayStream, orderbook: NDArray[Any] | None, tick: int, price_offset: int
 ) -> int:
     """The highest tick a day's messages or orderbook rows name, plus one (at least 1)."""
-    prices = messages["price"][messages["type"] < HALT]
+    prices = stream.prices[stream.kinds < HALT]
     highest = int(prices.max(initial=price_offset))
     if orderbook is not None:
         for name in ("ask", "bid"):

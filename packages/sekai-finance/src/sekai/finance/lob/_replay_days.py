@@ -23,13 +23,14 @@ PADDING = 0  # the padding message's type: with 0 lots, the windows' kernel igno
 
 
 class ReplayDays:
-    """``messages``: one day (a LOBSTER message file's path or a MESSAGE_DTYPE array) or a list
-    or tuple of days; ``orderbook``: None, or what ``ReplayDay`` takes for one day, or (with a
-    list of days) a list of one item per day, each None, a path or rows. Every day is replayed
-    once by ``ReplayDay`` on one grid of ``n_ticks`` ticks (by default the highest tick of any
-    day plus ``TICK_MARGIN``). ``self[d]`` is day d's ``ReplayDay``; the attributes are the
-    joined arrays ``_replay_windows`` reads (see ``tape``), with day d's messages at
-    ``firsts[d]:ends[d]`` (its book after the last one at ``top[ends[d]]``)."""
+    """``messages``: one day (what ``load_day`` takes: events, LOBSTER messages or a LOBSTER
+    file's path) or a list or tuple of days; ``orderbook``: None, or what ``ReplayDay`` takes
+    for one day, or (with a list of days) a list of one item per day, each None, a path or
+    rows. Every day is replayed once by ``ReplayDay`` on one grid of ``n_ticks`` ticks (by
+    default the highest tick of any day plus ``TICK_MARGIN``). ``self[d]`` is day d's
+    ``ReplayDay``; the attributes are the joined arrays ``_replay_windows`` reads (see
+    ``tape``), with day d's messages at ``firsts[d]:ends[d]`` (its book after the last one
+    at ``top[ends[d]]``)."""
 
     def __init__(
         self,

@@ -1,5 +1,6 @@
-"""A compiled replay of LOBSTER messages over level arrays: ``lobster.replay`` as one numba
-loop, with or without the orderbook file's reconciliation.
+"""A compiled replay of an order-event stream (``_replay_stream``: events of any reader, as
+replay messages) over level arrays: ``lobster.replay`` as one numba loop, with or without the
+reconciliation with level rows (LOBSTER's orderbook file, one row per event).
 
 The book is lots per side and tick, legacy lots per side and tick (ahead of every order at
 their level), and an order table indexed by a dense slot per LOBSTER id (size, side, tick, and
@@ -34,15 +35,22 @@ from sekai.finance.lob._engine import (
     take_anonymous,
     top_levels,
 )
+from sekai.finance.lob._replay_stream import (
+    ReplayStream,
+    check_rows,
+    replay_stream,
+    stream_ticks,
+)
 from sekai.finance.lob.book import BUY, SELL
-from sekai.finance.lob.lobster import DELETE, EXECUTE, SUBMIT, _check_replay
+from sekai.finance.lob.events import ADD as SUBMIT
+from sekai.finance.lob.events import DELETE, EXECUTE
 
 _jit = numba.njit(cache=True)  # type: ignore[call-overload]
 FIX_FIELDS = 5  # a correction: after message, side, tick, lots (+ legacy added, - taken), arrival
 
 
 def replay_levels(
-    messages: NDArray[Any],
+    messages: ReplayStream | NDArray[Any],
     opening: NDArray[np.int64],
     *,
     n_ticks: int,
@@ -51,8 +59,8 @@ def replay_levels(
     levels: int = 1,
     orderbook: NDArray[Any] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
-    """Replay ``messages`` on a book of ``opening`` lots per (side, tick), all legacy,
-    reconciled with the ``orderbook`` rows if given.
+    """Replay ``messages`` (a stream, or events) on a book of ``opening`` lots per (side,
+    tick), all legacy, reconciled with the ``orderbook`` rows (one per event) if given.
 
     Returns the top ``levels`` levels after every message, ``(len(messages), 2, levels, 2)``
     (side BUY/SELL, level, then tick and lots; tick -1 and 0 lots past the last level); the
@@ -78,7 +86,7 @@ class ReplayRecord(NamedTuple):
 
 
 def replay_record(
-    messages: NDArray[Any],
+    messages: ReplayStream | NDArray[Any],
     opening: NDArray[np.int64],
     *,
     n_ticks: int,
@@ -95,7 +103,7 @@ def replay_record(
 
 
 def _run(
-    messages: NDArray[Any],
+    messages: ReplayStream | NDArray[Any],
     opening: NDArray[np.int64],
     n_ticks: int,
     tick: int,
@@ -104,37 +112,49 @@ def _run(
     orderbook: NDArray[Any] | None,
 ) -> tuple[ReplayRecord, NDArray[np.int64], int]:
     """The record, the lots per (side, tick) at the end, and the unmatched messages."""
-    kinds, ticks = _check_replay(messages, tick, price_offset, n_ticks, orderbook)
-    ids, slots = np.unique(messages["order_id"], return_inverse=True)
-    sides = np.where(messages["direction"] == 1, BUY, SELL).astype(np.int64)
-    top = np.empty((len(messages) + 1, 2, levels, 2), np.int64)
+    stream = messages if isinstance(messages, ReplayStream) else replay_stream(messages)
+    ticks = stream_ticks(stream, tick, price_offset, n_ticks)
+    n = len(stream)
+    top = np.empty((n + 1, 2, levels, 2), np.int64)
     volume = np.array(opening, np.int64)[:, :, None].copy()  # the engine's one-book case
     bids, asks = np.flatnonzero(opening[BUY]), np.flatnonzero(opening[SELL])
     best = np.array([[bids[-1] if len(bids) else -1, asks[0] if len(asks) else n_ticks]], np.int64)
     # the lowest bid and the highest ask ever held bound the scans for the top levels
     bounds = np.array([bids[0] if len(bids) else n_ticks, asks[-1] if len(asks) else -1], np.int64)
     _top(volume, best, bounds, top[0])
-    lots, arrival = np.empty(len(messages), np.int64), np.empty(len(messages), np.int64)
-    row_ticks, row_sizes = _rows(orderbook, len(messages), tick, price_offset)
+    lots, arrival = np.empty(n, np.int64), np.empty(n, np.int64)
+    if orderbook is not None:
+        check_rows(orderbook, stream.n_events, tick, price_offset, n_ticks)
+        if n != len(orderbook):  # a row per event: the row after its last message
+            orderbook = orderbook[stream.source]
+    row_ticks, row_sizes = _rows(orderbook, n, tick, price_offset)
     unmatched, reconciliations, n_fixes, fixes = _replay(
-        kinds,
-        slots.astype(np.int64),
-        np.ascontiguousarray(messages["size"]),
+        stream.kinds,
+        stream.slots,
+        stream.sizes,
         ticks,
-        sides,
+        stream.sides,
         volume,
         best,
         bounds,
-        len(ids),
+        stream.n_slots,
         top[1:],
         lots,
         arrival,
         orderbook is not None,
+        stream.closes,
         row_ticks,
         row_sizes,
     )
     record = ReplayRecord(
-        kinds, ticks, sides, lots, arrival, top, int(reconciliations), fixes[:n_fixes].copy()
+        stream.kinds,
+        ticks,
+        stream.sides,
+        lots,
+        arrival,
+        top,
+        int(reconciliations),
+        fixes[:n_fixes].copy(),
     )
     return record, volume[:, :, 0], int(unmatched)
 
@@ -187,6 +207,7 @@ def _replay(  # type: ignore[no-untyped-def]
     lots_of,
     arrival,
     reconciling,
+    closes,
     row_ticks,
     row_sizes,
 ):
@@ -196,7 +217,8 @@ def _replay(  # type: ignore[no-untyped-def]
     delete or execution) into ``lots_of[k]`` (0 for the other types), and into
     ``arrival[k]`` the index of the submission of the order message k names (-1: an order
     from before the file, legacy volume). If ``reconciling``, set the top levels after
-    message k to row k of ``row_ticks``/``row_sizes`` (``_reconcile``). Return how many
+    message k to row k of ``row_ticks``/``row_sizes`` (``_reconcile``) where ``closes[k]``
+    (the last message of an event: the rows describe the book between events). Return how many
     messages were unmatched, how many needed reconciling, and the corrections (their count
     and an array of FIX_FIELDS columns holding them in its first rows)."""
     n_ticks = volume.shape[1]
@@ -255,7 +277,7 @@ def _replay(  # type: ignore[no-untyped-def]
             after_removal(volume, best, 0, side, price)
         # hidden executions, cross trades and halts change no level
         shown = False
-        if reconciling:
+        if reconciling and closes[k]:
             _top(volume, best, bounds, seen)
             shown = _shows(seen, row_ticks[k], row_sizes[k])
             if not shown:

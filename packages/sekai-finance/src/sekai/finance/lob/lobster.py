@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
+from sekai.finance.lob._replay_stream import check_rows, check_tick, opening_lots, replay_stream
 from sekai.finance.lob.book import BUY, LEGACY, PUBLIC, SELL, OrderBook
 from sekai.finance.lob.flow import CANCEL, LIMIT, FlowEvents, seed_book
 
@@ -303,22 +304,12 @@ def initial_book(
     if not len(messages) or not len(orderbook):
         raise ValueError("initial_book needs the first message and the first orderbook row")
     _check_replay(messages[:1], tick, price_offset, n_ticks, orderbook[:1])
-    opening = [dict(_row_levels(orderbook[0], side, tick, price_offset)) for side in (BUY, SELL)]
-    first = messages[0]
-    kind, size = int(first["type"]), int(first["size"])
-    if kind <= EXECUTE:
-        side = BUY if first["direction"] == 1 else SELL
-        price = int(first["price"] - price_offset) // tick
-        levels = opening[side]
-        left = levels.get(price, 0) + (-size if kind == SUBMIT else size)
-        if left < 0:
-            raise ValueError(f"message 1 adds {size} at tick {price}; row 1 shows less there")
-        levels[price] = left
+    first = replay_stream(to_events(messages[:1]))
+    opening = opening_lots(first, orderbook, tick, price_offset, n_ticks)
     book = OrderBook(n_ticks)
     for side in (BUY, SELL):
-        for price, volume in opening[side].items():
-            if volume:
-                book.add_legacy(side, price, volume)
+        for price in np.flatnonzero(opening[side]):
+            book.add_legacy(side, int(price), int(opening[side, price]))
     return book
 
 
@@ -443,8 +434,7 @@ def _check_replay(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Refuse, before anything is applied, a stream ``replay`` could not apply whole;
     return its types and its ticks (a halt keeps its price: -1, 0 or 1)."""
-    if isinstance(tick, bool) or not isinstance(tick, int | np.integer) or tick <= 0:
-        raise ValueError(f"tick must be a positive int, got {tick!r}")
+    check_tick(tick)
     if messages.dtype != MESSAGE_DTYPE:
         raise TypeError(f"messages must have MESSAGE_DTYPE, got {messages.dtype}")
     # contiguous copies of the fields used most: a structured array's fields are strided,
@@ -486,34 +476,8 @@ def _check_replay(
     ticks[halts] = prices[halts]
     if orderbook is None:
         return kinds, ticks
-    if orderbook.dtype.names != ("ask_price", "ask_size", "bid_price", "bid_size"):
-        raise TypeError("orderbook must be rows as read_orderbook returns them")
-    if len(orderbook) != len(messages):
-        raise ValueError(
-            f"orderbook has {len(orderbook)} rows for {len(messages)} messages: one per message"
-        )
-    for name in ("ask", "bid"):
-        full = orderbook[name + "_size"] > 0
-        row_offsets = orderbook[name + "_price"] - price_offset
-        row_ticks = row_offsets // tick
-        bad = full & ((row_ticks * tick != row_offsets) | (row_ticks < 0) | (row_ticks >= n_ticks))
-        if bad.any():
-            row, level = (int(i[0]) for i in np.nonzero(bad))
-            raise ValueError(
-                f"orderbook row {row + 1}: {name} price {orderbook[name + '_price'][row, level]} "
-                f"is not a tick of the book's {tick}-unit grid [0, {n_ticks})"
-            )
+    check_rows(orderbook, len(messages), tick, price_offset, n_ticks)
     return kinds, ticks
-
-
-def _row_levels(row: Any, side: int, tick: int, price_offset: int) -> list[tuple[int, int]]:
-    """One orderbook row's non-empty levels of a side as (tick, size), best first."""
-    name = "bid" if side == BUY else "ask"
-    return [
-        ((int(price) - price_offset) // tick, int(size))
-        for price, size in zip(row[name + "_price"], row[name + "_size"], strict=True)
-        if size
-    ]
 
 
 def _reconcile(
