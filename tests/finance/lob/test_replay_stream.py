@@ -161,7 +161,7 @@ def test_a_clear_deletes_every_resting_order_and_lets_ids_come_back() -> None:
 
 def test_an_add_of_an_id_that_rests_is_refused_by_event() -> None:
     events = _events([(1, ev.ADD, 5, BUY, 40, 1), (2, ev.ADD, 5, BUY, 41, 1)])
-    with pytest.raises(ValueError, match="day.dbn: event 1: order id 5 is added while it rests"):
+    with pytest.raises(ValueError, match=r"day\.dbn: event 1: order id 5 is added while it rests"):
         replay_stream(events, "day.dbn")
 
 

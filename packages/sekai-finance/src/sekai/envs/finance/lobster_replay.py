@@ -24,10 +24,13 @@ AGENT = "agent"
 class LobsterReplayEnv(FinanceEnv):
     """One agent quoting and trading inside replayed days, one window of one day per episode.
 
-    Data: ``messages`` (a LOBSTER message file's path or a ``MESSAGE_DTYPE`` array) and
-    ``orderbook`` (its orderbook file or rows, optional: the opening book, see
+    Data: ``messages``, a day's order events (``sekai.finance.lob.events``, as every reader
+    yields them), LOBSTER messages (``MESSAGE_DTYPE``) or a file's path in any format
+    ``sekai.finance.lob.files.read_events`` reads (LOBSTER, ITCH 5.0, Databento MBO;
+    ``symbol`` chooses the instrument of a file of several), and ``orderbook`` (level rows,
+    one per event, or a LOBSTER orderbook file, optional: the opening book, see
     ``lobster.initial_book``, and the rows the replay is reconciled with after every
-    message, as ``lobster.replay(..., orderbook=...)`` is; ``terms.days[d].reconciliations``
+    event, as ``lobster.replay(..., orderbook=...)`` is; ``terms.days[d].reconciliations``
     counts the messages that needed it), priced as ``lobster.replay`` does (``tick``,
     ``price_offset``, ``n_ticks``: by default one grid for every day). A set of days is a
     list of each (``orderbook``: one per day, or None), each day replayed on its own. Without
@@ -67,6 +70,7 @@ class LobsterReplayEnv(FinanceEnv):
         messages: Any = None,
         orderbook: Any = None,
         *,
+        symbol: str | None = None,
         tick: int = 100,
         price_offset: int = 0,
         n_ticks: int | None = None,
@@ -88,6 +92,7 @@ class LobsterReplayEnv(FinanceEnv):
             1,
             messages=messages,
             orderbook=orderbook,
+            symbol=symbol,
             tick=tick,
             price_offset=price_offset,
             n_ticks=n_ticks,

@@ -45,6 +45,7 @@ class LobsterReplayMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
         defaults = {
             "tick": 100,
             "price_offset": 0,
+            "symbol": None,
             "n_ticks": None,
             "step_seconds": 1.0,
             "episode_steps": 300,

@@ -24,10 +24,9 @@ from sekai.finance.lob.book import BUY
 from sekai.finance.lob.events import ADD as SUBMIT
 from sekai.finance.lob.events import EXECUTE, HALT, RESUMED
 from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
+from sekai.finance.lob.files import read_events
 from sekai.finance.lob.lobster import (
     MESSAGE_DTYPE,
-    date_of,
-    read_messages,
     read_orderbook,
     to_events,
 )
@@ -121,23 +120,25 @@ class ReplayDay:
         )
 
 
-def load_day(messages: Any, orderbook: Any) -> tuple[ReplayStream, NDArray[Any] | None]:
+def load_day(
+    messages: Any, orderbook: Any, symbol: str | None = None
+) -> tuple[ReplayStream, NDArray[Any] | None]:
     """A day as a replay stream, and its level rows (or None), read from files where paths
     are given. ``messages`` is an event array (``events.EVENT_DTYPE``, any reader's), an
-    array of LOBSTER messages (``lobster.MESSAGE_DTYPE``), or a LOBSTER message file's path
-    (its name's date, if any, dates the events)."""
+    array of LOBSTER messages (``lobster.MESSAGE_DTYPE``), or the path of a file
+    ``files.read_events`` reads (``symbol``: the instrument of a file of several)."""
     if isinstance(messages, ReplayStream):  # loaded already
         return messages, orderbook
     if isinstance(messages, str | os.PathLike):
-        events = to_events(read_messages(messages), date=date_of(messages))
+        events = read_events(messages, symbol=symbol)
     elif isinstance(messages, np.ndarray) and messages.dtype == MESSAGE_DTYPE:
         events = to_events(messages)
     elif _events.is_event_array(messages):
         events = messages
     else:
         raise TypeError(
-            "messages must be an array of sekai.finance.lob.events.EVENT_DTYPE, a LOBSTER "
-            "message file's path or an array of sekai.finance.lob.lobster.MESSAGE_DTYPE, "
+            "messages must be an array of sekai.finance.lob.events.EVENT_DTYPE, a file's path "
+            "(LOBSTER, ITCH, DBN) or an array of sekai.finance.lob.lobster.MESSAGE_DTYPE, "
             f"got {type(messages).__name__}"
         )
     if len(events) < 2:

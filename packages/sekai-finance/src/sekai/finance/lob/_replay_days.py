@@ -37,6 +37,7 @@ class ReplayDays:
         messages: Any,
         orderbook: Any = None,
         *,
+        symbol: str | None = None,
         tick: int = 100,
         price_offset: int = 0,
         n_ticks: int | None = None,
@@ -47,7 +48,7 @@ class ReplayDays:
         loaded = []
         for d, (day_messages, day_orderbook) in enumerate(sources):
             with _naming(d, day_messages, several):
-                loaded.append(load_day(day_messages, day_orderbook))
+                loaded.append(load_day(day_messages, day_orderbook, symbol))
         if n_ticks is None:
             n_ticks = TICK_MARGIN + max(highest_tick(m, o, tick, price_offset) for m, o in loaded)
         days = []

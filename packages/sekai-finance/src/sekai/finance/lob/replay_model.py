@@ -63,6 +63,7 @@ def build_terms(
     *,
     messages: Any,
     orderbook: Any,
+    symbol: str | None,
     tick: int,
     price_offset: int,
     n_ticks: int | None,
@@ -103,6 +104,7 @@ def build_terms(
     days = ReplayDays(
         messages,
         orderbook,
+        symbol=symbol,
         tick=tick,
         price_offset=price_offset,
         n_ticks=n_ticks,
