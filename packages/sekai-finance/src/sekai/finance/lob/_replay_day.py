@@ -7,7 +7,7 @@ and the lots after each, for the depth an agent order joins behind."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,13 +18,14 @@ from sekai.finance.lob._replay_stream import (
     ReplayStream,
     opening_lots,
     replay_stream,
+    rows_by_time,
     stream_ticks,
 )
 from sekai.finance.lob.book import BUY
 from sekai.finance.lob.events import ADD as SUBMIT
 from sekai.finance.lob.events import EXECUTE, HALT, RESUMED
 from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
-from sekai.finance.lob.files import read_events
+from sekai.finance.lob.files import format_of, read_events
 from sekai.finance.lob.lobster import (
     MESSAGE_DTYPE,
     read_orderbook,
@@ -34,11 +35,20 @@ from sekai.finance.lob.lobster import (
 TICK_MARGIN = 16  # ticks of room past the day's extreme prices, for agent quotes
 
 
+class LoadedDay(NamedTuple):
+    """A day read (``load_day``): its replay stream, and the level rows it is reconciled
+    with (None: none) and which events they check (None: every event)."""
+
+    stream: ReplayStream
+    rows: NDArray[Any] | None
+    checked: NDArray[np.bool_] | None
+
+
 class ReplayDay:
-    """``messages`` (events, LOBSTER messages or a LOBSTER file's path, see ``load_day``)
-    replayed from the opening book of ``orderbook`` (level rows, one per event, or a LOBSTER
-    orderbook file's path; without it, from an empty book), with ``levels`` top levels
-    recorded before every replay message. Prices map to ticks as ``lobster.replay``'s
+    """``messages`` (events, LOBSTER messages or a file's path, see ``load_day``) replayed
+    from an empty book, or with ``orderbook`` rows one per event (LOBSTER's), from the
+    opening book the first row gives, with ``levels`` top levels recorded before every
+    replay message. Prices map to ticks as ``lobster.replay``'s
     (``(price - price_offset) // tick``); ``n_ticks`` defaults to the highest tick of the day
     plus ``TICK_MARGIN``. With ``orderbook``, the replay is reconciled with its rows after
     every message as ``lobster.replay(..., orderbook=...)`` is: ``reconciliations`` counts
@@ -56,12 +66,12 @@ class ReplayDay:
         n_ticks: int | None = None,
         levels: int = 5,
     ) -> None:
-        stream, orderbook = load_day(messages, orderbook)
+        stream, orderbook, checked = load_day(messages, orderbook)
         if n_ticks is None:
             n_ticks = highest_tick(stream, orderbook, tick, price_offset) + TICK_MARGIN
         stream_ticks(stream, tick, price_offset, n_ticks)  # before the opening book reads them
         opening = np.zeros((2, n_ticks), np.int64)
-        if orderbook is not None:
+        if orderbook is not None and checked is None:
             opening = opening_lots(stream, orderbook, tick, price_offset, n_ticks)
         record = replay_record(
             stream,
@@ -71,6 +81,7 @@ class ReplayDay:
             price_offset=price_offset,
             levels=levels,
             orderbook=orderbook,
+            checked=checked,
         )
         self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
         self.time = stream.time
@@ -120,15 +131,17 @@ class ReplayDay:
         )
 
 
-def load_day(
-    messages: Any, orderbook: Any, symbol: str | None = None
-) -> tuple[ReplayStream, NDArray[Any] | None]:
-    """A day as a replay stream, and its level rows (or None), read from files where paths
-    are given. ``messages`` is an event array (``events.EVENT_DTYPE``, any reader's), an
-    array of LOBSTER messages (``lobster.MESSAGE_DTYPE``), or the path of a file
-    ``files.read_events`` reads (``symbol``: the instrument of a file of several)."""
-    if isinstance(messages, ReplayStream):  # loaded already
-        return messages, orderbook
+def load_day(messages: Any, orderbook: Any, symbol: str | None = None) -> LoadedDay:
+    """A day read from files where paths are given. ``messages`` is an event array
+    (``events.EVENT_DTYPE``, any reader's), an array of LOBSTER messages
+    (``lobster.MESSAGE_DTYPE``), or the path of a file ``files.read_events`` reads
+    (``symbol``: the instrument of a file of several). ``orderbook`` is None, level rows one
+    per event (``lobster.read_orderbook``'s) or a LOBSTER orderbook file's path, or rows
+    stamped with their own times: Databento MBP-1/MBP-10 (``databento.read_dbn_levels``'s,
+    or a ``.dbn``/``.dbn.zst`` path), which check the book at the end of each timestamp
+    (``_replay_stream.rows_by_time``)."""
+    if isinstance(messages, LoadedDay):
+        return messages
     if isinstance(messages, str | os.PathLike):
         events = read_events(messages, symbol=symbol)
     elif isinstance(messages, np.ndarray) and messages.dtype == MESSAGE_DTYPE:
@@ -143,9 +156,19 @@ def load_day(
         )
     if len(events) < 2:
         raise ValueError(f"messages must hold at least 2 messages, got {len(events)}")
-    if orderbook is not None and isinstance(orderbook, str | os.PathLike):
-        orderbook = read_orderbook(orderbook)
-    return replay_stream(events), orderbook
+    stream = replay_stream(events)
+    if isinstance(orderbook, str | os.PathLike):
+        if format_of(orderbook) != "dbn":
+            return LoadedDay(stream, read_orderbook(orderbook), None)
+        from sekai.finance.lob.databento import read_dbn_levels
+
+        orderbook = read_dbn_levels(orderbook, symbol=symbol)
+    from sekai.finance.lob.databento import DbnLevels
+
+    if isinstance(orderbook, DbnLevels):
+        rows, checked = rows_by_time(events["time"], orderbook.time, orderbook.rows)
+        return LoadedDay(stream, rows, checked)
+    return LoadedDay(stream, orderbook, None)
 
 
 def highest_tick(

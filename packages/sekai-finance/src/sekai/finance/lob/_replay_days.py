@@ -50,14 +50,15 @@ class ReplayDays:
             with _naming(d, day_messages, several):
                 loaded.append(load_day(day_messages, day_orderbook, symbol))
         if n_ticks is None:
-            n_ticks = TICK_MARGIN + max(highest_tick(m, o, tick, price_offset) for m, o in loaded)
+            n_ticks = TICK_MARGIN + max(
+                highest_tick(day.stream, day.rows, tick, price_offset) for day in loaded
+            )
         days = []
-        for d, (day_messages, day_orderbook) in enumerate(loaded):
+        for d, day in enumerate(loaded):
             with _naming(d, sources[d][0], several):
                 days.append(
                     ReplayDay(
-                        day_messages,
-                        day_orderbook,
+                        day,
                         tick=tick,
                         price_offset=price_offset,
                         n_ticks=n_ticks,

@@ -58,16 +58,18 @@ def replay_levels(
     price_offset: int = 0,
     levels: int = 1,
     orderbook: NDArray[Any] | None = None,
+    checked: NDArray[np.bool_] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
     """Replay ``messages`` (a stream, or events) on a book of ``opening`` lots per (side,
-    tick), all legacy, reconciled with the ``orderbook`` rows (one per event) if given.
+    tick), all legacy, reconciled with the ``orderbook`` rows (one per event) if given,
+    after the events ``checked`` marks (default: every event).
 
     Returns the top ``levels`` levels after every message, ``(len(messages), 2, levels, 2)``
     (side BUY/SELL, level, then tick and lots; tick -1 and 0 lots past the last level); the
     lots per (side, tick) at the end; and how many messages were unmatched.
     """
     record, volume, unmatched = _run(
-        messages, opening, n_ticks, tick, price_offset, levels, orderbook
+        messages, opening, n_ticks, tick, price_offset, levels, orderbook, checked
     )
     return record.top[1:], volume, unmatched
 
@@ -94,12 +96,13 @@ def replay_record(
     price_offset: int = 0,
     levels: int = 1,
     orderbook: NDArray[Any] | None = None,
+    checked: NDArray[np.bool_] | None = None,
 ) -> ReplayRecord:
     """Replay ``messages`` on the ``opening`` lots as ``replay_levels`` does, and record per
     message what a virtual order in the queue needs: the lots it moved, the arrival of the
     order it names, the top ``levels`` levels before it (row n: after the last) and the
     reconciliation's corrections after it."""
-    return _run(messages, opening, n_ticks, tick, price_offset, levels, orderbook)[0]
+    return _run(messages, opening, n_ticks, tick, price_offset, levels, orderbook, checked)[0]
 
 
 def _run(
@@ -110,6 +113,7 @@ def _run(
     price_offset: int,
     levels: int,
     orderbook: NDArray[Any] | None,
+    checked: NDArray[np.bool_] | None = None,
 ) -> tuple[ReplayRecord, NDArray[np.int64], int]:
     """The record, the lots per (side, tick) at the end, and the unmatched messages."""
     stream = messages if isinstance(messages, ReplayStream) else replay_stream(messages)
@@ -123,6 +127,7 @@ def _run(
     bounds = np.array([bids[0] if len(bids) else n_ticks, asks[-1] if len(asks) else -1], np.int64)
     _top(volume, best, bounds, top[0])
     lots, arrival = np.empty(n, np.int64), np.empty(n, np.int64)
+    closes = stream.closes if checked is None else stream.closes & checked[stream.source]
     if orderbook is not None:
         check_rows(orderbook, stream.n_events, tick, price_offset, n_ticks)
         if n != len(orderbook):  # a row per event: the row after its last message
@@ -142,7 +147,7 @@ def _run(
         lots,
         arrival,
         orderbook is not None,
-        stream.closes,
+        closes,
         row_ticks,
         row_sizes,
     )

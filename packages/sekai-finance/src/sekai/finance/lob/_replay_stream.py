@@ -227,3 +227,18 @@ def opening_lots(
             raise ValueError(f"event 0 adds {size} at tick {at}; the first row shows less there")
         opening[side, at] = left
     return opening
+
+
+def rows_by_time(
+    event_times: NDArray[np.int64], row_times: NDArray[np.int64], rows: NDArray[Any]
+) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+    """Level rows stamped with their own times (Databento's MBP-1 and MBP-10, one per update)
+    as one row per event, and which events to check against theirs: the last event of each
+    timestamp (the rows show the book between a venue's packets, not inside one), once a row
+    has come. Each such event gets the last row stamped at or before its time."""
+    if len(row_times) and (np.diff(row_times) < 0).any():
+        raise ValueError("the level rows' times go backwards")
+    last = np.searchsorted(row_times, event_times, side="right") - 1
+    checked = last >= 0
+    checked[:-1] &= event_times[1:] != event_times[:-1]
+    return rows[np.maximum(last, 0)], checked
