@@ -95,11 +95,11 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
         ["tests/finance", "tests/integration/test_missing_distributions.py"],
         REFERENCES,
     ),
-    # the DBN reader with its extra; core-finance ran its other tests, and that it reads no
-    # databento-dbn without the extra
-    "core-finance-databento": (
-        ["sekai-core", "sekai-finance[databento]"],
-        ["tests/finance/lob/test_databento.py"],
+    # the readers behind extras, the DBN reader and the Parquet event store, with their extras;
+    # core-finance ran the other tests, and those that say what is missing without them
+    "core-finance-readers": (
+        ["sekai-core", "sekai-finance[databento,parquet]"],
+        ["tests/finance/lob/test_databento.py", "tests/finance/lob/test_store.py"],
         REFERENCES,
     ),
     "core-vector-finance": (

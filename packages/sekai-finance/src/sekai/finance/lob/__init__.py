@@ -8,6 +8,9 @@
 - ``itch``: NASDAQ TotalView-ITCH 5.0 files, one stock's messages as events;
 - ``databento``: Databento DBN files (MBO as events, MBP-1/MBP-10 as level rows), through the
   optional extra ``sekai-finance[databento]``, imported only when a file is read;
+- ``store``: the Parquet event store (one file per symbol and day) behind ``sekai data``,
+  through the optional extra ``sekai-finance[parquet]``, imported only when a day is written
+  or read;
 - ``_replay_kernel``, ``_replay_day``, ``_replay_days``, ``_replay_windows``: a replayed day as
   arrays, and many windows of agent orders in its real FIFO queues, one compiled call a step;
 - ``market``, ``level_books``: the simulated multi-agent market (its rules, many books at once);
