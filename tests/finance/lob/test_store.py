@@ -384,7 +384,8 @@ def test_a_failed_convert_leaves_the_store_as_it_was(tmp_path, capsys):
         (lambda d: d / "nothing.dbn", [], "nothing.dbn: no such file"),
         (lambda d: "https://example.com/x.dbn", [], "not a local path"),
         (lambda d: d, [], "not a file"),
-        (lambda d: write(d / "prices.csv"), [], "prices.csv: unknown format (known: LOBSTER"),
+        (lambda d: write(d / "prices.json"), [], "prices.json: cannot tell the format"),
+        (lambda d: write(d / "prices.csv"), [], "prices.csv: no symbol in the name"),
         (
             lambda d: itch_file(d),
             ["--symbol", "ABSENT"],

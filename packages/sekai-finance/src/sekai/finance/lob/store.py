@@ -53,6 +53,7 @@ from sekai.finance.lob.events import (
     PRICE_UNITS,
     check_events,
 )
+from sekai.finance.lob.files import format_of
 
 __all__ = [
     "FILE_NAME",
@@ -371,22 +372,18 @@ def _source_events(
     lowered = name.lower()
     if date is not None:
         date = _as_date(date, "date")
-    if instrument_id is not None and not lowered.endswith((".dbn", ".dbn.zst")):
-        raise ValueError(f"{path}: --instrument-id chooses an instrument of a Databento file")
-    if re.search(r"_message_\w*\.csv(\.gz|\.bz2|\.xz|\.zip)?$", lowered):
-        return _lobster(path, symbols, date)
     if re.search(r"_orderbook_\w*\.csv(\.gz|\.bz2|\.xz|\.zip)?$", lowered):
         raise ValueError(f"{path}: a LOBSTER orderbook file; convert its message file")
-    if re.search(r"nasdaq_itch50(\.gz)?$", lowered):
+    kind = format_of(path)
+    if instrument_id is not None and kind != "dbn":
+        raise ValueError(f"{path}: --instrument-id chooses an instrument of a Databento file")
+    if kind == "lobster":
+        return _lobster(path, symbols, date)
+    if kind == "itch":
         return _itch(path, symbols, date)
-    if lowered.endswith((".dbn", ".dbn.zst")):
-        if date is not None:
-            raise ValueError(f"{path}: a Databento file's times carry their dates; drop --date")
-        return _dbn(path, symbols, instrument_id)
-    raise ValueError(
-        f"{path}: unknown format (known: LOBSTER *_message_*.csv, NASDAQ ITCH 5.0 "
-        "*.NASDAQ_ITCH50[.gz], Databento MBO *.dbn[.zst])"
-    )
+    if date is not None:
+        raise ValueError(f"{path}: a Databento file's times carry their dates; drop --date")
+    return _dbn(path, symbols, instrument_id)
 
 
 def _lobster(
@@ -397,7 +394,11 @@ def _lobster(
     named = re.match(r"(.+?)_\d{4}-\d{2}-\d{2}_", path.name) or re.match(
         r"(.+?)_message_", path.name, re.IGNORECASE
     )
-    symbol = _check_symbol(named.group(1)) if named else ""
+    if named is None and len(symbols) != 1:
+        raise ValueError(
+            f"{path}: no symbol in the name (SYMBOL_YYYY-MM-DD_...): give one --symbol"
+        )
+    symbol = _check_symbol(named.group(1) if named else symbols[0])
     if symbols and symbol not in symbols:
         raise ValueError(
             f"{path}: a LOBSTER file of {symbol} (by its name), not of {', '.join(symbols)}"
