@@ -253,10 +253,16 @@ def lobster_name(symbol: str, date: datetime.date, events: NDArray[Any], levels:
 
 
 def write_lobster(
-    events: NDArray[Any], folder: str | os.PathLike[str], symbol: str, date: datetime.date
+    events: NDArray[Any],
+    folder: str | os.PathLike[str],
+    symbol: str,
+    date: datetime.date,
+    *,
+    gz: bool = False,
 ) -> Path:
     """``events`` (of ``date``) as a LOBSTER message file in ``folder``, under LOBSTER's
-    file name (``lobster_name``: ``lobster.date_of`` reads ``date`` back from it); its path.
+    file name (``lobster_name``: ``lobster.date_of`` reads ``date`` back from it; ``.gz``
+    added and the file gzipped if ``gz``); its path.
 
     One line per event: seconds after midnight with nine decimals (written from the integer
     nanoseconds, exactly), type (the kind: 1 to 7 are LOBSTER's types), order id, size,
@@ -271,8 +277,9 @@ def write_lobster(
             clock.tolist(), events.tolist(), strict=True
         )
     ]
-    path = Path(folder) / lobster_name(symbol, date, events)
-    path.write_text("\n".join(lines) + "\n")
+    path = Path(folder) / (lobster_name(symbol, date, events) + (".gz" if gz else ""))
+    text = "\n".join(lines) + "\n"
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
     return path
 
 
@@ -466,8 +473,8 @@ def write_day(
 ) -> tuple[NDArray[Any], dict[str, Path]]:
     """The synthetic day (``synthetic_day(seed, n_events)``) and the paths of its files in
     ``folder``, one per format of ``formats`` ("lobster", "itch", "dbn"): LOBSTER's message
-    file under its canonical name, NASDAQ's ``MMDDYYYY.NASDAQ_ITCH50`` (``.gz`` if
-    ``compressed``) and ``SEKA.mbo.dbn`` (``.dbn.zst`` if ``compressed``)."""
+    file under its canonical name, NASDAQ's ``MMDDYYYY.NASDAQ_ITCH50`` and ``SEKA.mbo.dbn``;
+    gzipped (``.gz``), and Zstandard-compressed for DBN (``.zst``), if ``compressed``."""
     unknown = set(formats) - set(FORMATS)
     if unknown:
         raise ValueError(f"formats must be among {FORMATS}, got {sorted(unknown)}")
@@ -475,7 +482,7 @@ def write_day(
     events = synthetic_day(seed, n_events)
     paths: dict[str, Path] = {}
     if "lobster" in formats:
-        paths["lobster"] = write_lobster(events, folder, SYMBOL, DATE)
+        paths["lobster"] = write_lobster(events, folder, SYMBOL, DATE, gz=compressed)
     if "itch" in formats:
         paths["itch"] = write_itch(events, folder / itch_name(DATE, gz=compressed), SYMBOL)
     if "dbn" in formats:

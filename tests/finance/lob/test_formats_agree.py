@@ -129,8 +129,7 @@ def test_the_dbn_file_holds_databentos_records_for_each_event(day):
 @pytest.mark.parametrize("fmt", ["lobster", "itch", pytest.param("dbn", marks=needs_dbn)])
 def test_compressed_files_read_back_the_same(fmt, tmp_path):
     events, paths = write_day(tmp_path, n_events=800, formats=(fmt,), compressed=True)
-    if fmt != "lobster":
-        assert paths[fmt].suffix in (".gz", ".zst")
+    assert paths[fmt].suffix == (".zst" if fmt == "dbn" else ".gz")
     assert first_difference(read_back(fmt, paths[fmt]), as_read(fmt, events)) is None
 
 
@@ -193,7 +192,7 @@ def test_the_writers_refuse_what_not_all_formats_carry(fmt, tmp_path):
         _write(fmt, events, tmp_path)
 
 
-def test_the_itch_writer_refuses_a_delete_of_less_than_the_order_has(tmp_path):
+def test_the_itch_writer_refuses_a_delete_not_of_what_the_order_has_left(tmp_path):
     events = synthetic_day(n_events=300)
     at = int(np.flatnonzero(events["kind"] == DELETE)[0])
     events[at]["size"] += 1
