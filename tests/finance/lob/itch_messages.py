@@ -92,12 +92,20 @@ def replace(locate: int, clock: int, ref: int, new_ref: int, shares: int, price:
 
 
 def trade(
-    locate: int, clock: int, side: str, shares: int, stock: str, price: int, match: int
+    locate: int,
+    clock: int,
+    side: str,
+    shares: int,
+    stock: str,
+    price: int,
+    match: int,
+    ref: int = 0,
 ) -> bytes:
-    """'P': order reference (0), buy/sell, shares, stock, price, match number."""
+    """'P': order reference (0 as NASDAQ fills it in), buy/sell, shares, stock, price, match
+    number."""
     return (
         _head("P", locate, clock)
-        + struct.pack(">Q", 0)
+        + struct.pack(">Q", ref)
         + side.encode()
         + struct.pack(">I", shares)
         + _stock(stock)
