@@ -46,6 +46,7 @@ class LobsterReplayMarket(MultiAgentEnv[np.ndarray, np.ndarray, str]):
             "tick": 100,
             "price_offset": 0,
             "symbol": None,
+            "days": None,
             "n_ticks": None,
             "step_seconds": 1.0,
             "episode_steps": 300,

@@ -1,22 +1,28 @@
-"""A set of LOBSTER days as one tape for the replay windows (``_replay_windows``, unchanged).
+"""A set of days as one tape for the replay windows (``_replay_windows``, unchanged).
 
-LOBSTER order ids and times restart every day, so the raw files are never concatenated: each
-day is replayed once on its own (``ReplayDay``), on one tick grid for the set, and the replayed
-tapes are joined, the arrival indices offset by the day's first message. One padding message,
-which no window replays, lies between two days, so that the book after a day's last message has
-an index of its own. Windows never cross a day's end: every lookup of a message by time is
-confined to the window's day (``ReplayDays.after``)."""
+Order ids and times restart every day, so the raw events are never concatenated: each day is
+replayed once on its own (``ReplayDay``), on one tick grid for the set, and the replayed tapes
+are joined, the arrival indices offset by the day's first message. One padding message, which
+no window replays, lies between two days, so that the book after a day's last message has an
+index of its own. Windows never cross a day's end: every lookup of a message by time is
+confined to the window's day (``ReplayDays.after``).
+
+Days given as data are all replayed at once. Days of a Parquet store (``ReplayDays.stored``)
+are replayed when a window first needs them: the tape joins the days in use only
+(``resident``), and ``use`` swaps days in and out, saying how far each kept day's messages
+moved so that the windows' indices can follow."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.lob import events as _events
 from sekai.finance.lob._replay_day import TICK_MARGIN, ReplayDay, highest_tick, load_day
 
 PADDING = 0  # the padding message's type: with 0 lots, the windows' kernel ignores it
@@ -65,26 +71,110 @@ class ReplayDays:
                         levels=levels,
                     )
                 )
-        self._days = tuple(days)
         self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
-        lengths = np.array([len(day) for day in days], np.int64)
-        self.firsts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
-        self.ends = self.firsts + lengths
         self.first_times = np.array([day.time[0] for day in days])
         self.last_times = np.array([day.time[-1] for day in days])
-        self._join(days)
+        self._replayed: dict[int, ReplayDay] = dict(enumerate(days))
+        self._loaders: Sequence[Callable[[], ReplayDay]] = ()
+        self.dates: list[Any] = [None] * len(days)  # a stored day's date
+        self._join()
+
+    @classmethod
+    def stored(
+        cls,
+        root: str | os.PathLike[str],
+        symbol: str,
+        dates: Any = None,
+        *,
+        tick: int = 100,
+        price_offset: int = 0,
+        n_ticks: int | None = None,
+        levels: int = 5,
+    ) -> ReplayDays:
+        """``symbol``'s days of the Parquet event store at ``root`` (``lob.store``): all of
+        them, a list of dates, or a ``(first, last)`` tuple of dates, both included. Only the
+        files' statistics are read here; a day is read and replayed when ``use`` needs it."""
+        from sekai.finance.lob import store
+
+        chosen = _chosen_dates(store.days(root, symbol), dates, root, symbol)
+        spans = [store.day_span(root, symbol, date) for date in chosen]
+        if n_ticks is None:
+            highest = max(span.highest_price for span in spans)
+            n_ticks = TICK_MARGIN + max((highest - price_offset) // tick, 0) + 1
+        self = cls.__new__(cls)
+        self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
+        # seconds after each day's midnight, as its replay's times count (ReplayStream)
+        first, last = (
+            np.array([getattr(s, f) for s in spans]) for f in ("first_time", "last_time")
+        )
+        midnight = first // _events.DAY * _events.DAY
+        self.first_times = (first - midnight) / _events.NANOSECONDS
+        self.last_times = (last - midnight) / _events.NANOSECONDS
+
+        def loader(date: Any) -> Callable[[], ReplayDay]:
+            def load() -> ReplayDay:
+                events = store.read_day(root, symbol, date)
+                return ReplayDay(
+                    events, tick=tick, price_offset=price_offset, n_ticks=n_ticks, levels=levels
+                )
+
+            return load
+
+        self._loaders = [loader(date) for date in chosen]
+        self._replayed = {}
+        self.dates = chosen
+        self.firsts = np.full(len(chosen), -1, np.int64)  # no day on the tape yet
+        self.use([0])
+        return self
+
+    @property
+    def resident(self) -> list[int]:
+        """The days the tape holds now, in order."""
+        return sorted(self._replayed)
+
+    def use(self, needed: Any) -> NDArray[np.int64] | None:
+        """Make the tape hold exactly the days ``needed`` (day indices), replaying those it
+        lacks and dropping the others; None if it holds them already, else per day how far
+        its messages moved on the tape (0 for a day not held before or after)."""
+        wanted = sorted({int(d) for d in np.ravel(needed)})
+        if not self._loaders or wanted == self.resident:
+            return None
+        before = self.firsts.copy()
+        for d in set(self._replayed) - set(wanted):
+            del self._replayed[d]
+        for d in wanted:
+            if d not in self._replayed:
+                with _naming(d, self.dates[d], True):
+                    self._replayed[d] = self._loaders[d]()
+        self._join()
+        return np.where((before >= 0) & (self.firsts >= 0), self.firsts - before, 0)
 
     def __len__(self) -> int:
-        return len(self._days)
+        return len(self.first_times)
 
     def __getitem__(self, d: int) -> ReplayDay:
-        return self._days[d]
+        """Day ``d`` replayed (a stored day not on the tape is replayed for the asking)."""
+        if d in self._replayed:
+            return self._replayed[d]
+        if not 0 <= d < len(self):
+            raise IndexError(f"day {d} of a set of {len(self)}")
+        return self._loaders[d]()
 
     def __iter__(self) -> Iterator[ReplayDay]:
-        return iter(self._days)
+        return (self[d] for d in range(len(self)))
 
-    def _join(self, days: list[ReplayDay]) -> None:
-        firsts = self.firsts
+    def _join(self) -> None:
+        """The joined arrays of the days on the tape; ``firsts``/``ends`` per day of the set
+        (-1 for a day not on it)."""
+        numbers = self.resident
+        days = [self._replayed[d] for d in numbers]
+        lengths = np.array([len(day) for day in days], np.int64)
+        joined_firsts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
+        self.firsts = np.full(len(self), -1, np.int64)
+        self.ends = np.full(len(self), -1, np.int64)
+        self.firsts[numbers] = joined_firsts
+        self.ends[numbers] = joined_firsts + lengths
+        firsts = joined_firsts
 
         def parts(name: str) -> list[NDArray[Any]]:
             return [getattr(day, name) for day in days]
@@ -107,10 +197,11 @@ class ReplayDays:
             _concat(parts("trade_signs")),
             _concat(parts("trade_sizes")),
         )
-        self.trade_floors = np.searchsorted(self.trades, firsts).astype(np.int64)
+        self.trade_floors = np.full(len(self), 0, np.int64)
+        self.trade_floors[numbers] = np.searchsorted(self.trades, firsts)
         self.opening = days[0].opening
         self.starts, self.level_messages, self.level_lots = _joined_levels(days, firsts)
-        self._clock = _clock(days, firsts)
+        self._clock = _clock(days, firsts, numbers)
 
     def after(self, day: NDArray[np.int64], times: NDArray[np.float64]) -> NDArray[np.int64]:
         """Per window of day ``day[w]``, the index of the first message of that day stamped
@@ -180,11 +271,14 @@ def _naming(d: int, source: Any, several: bool) -> Iterator[None]:
         raise type(error)(f"{what}: {error}") from error
 
 
-def _clock(days: list[ReplayDay], firsts: NDArray[np.int64]) -> NDArray[np.complex128]:
-    """Per message of the joined tape ``day + 1j * time``; ``+inf`` for the padding."""
+def _clock(
+    days: list[ReplayDay], firsts: NDArray[np.int64], numbers: list[int]
+) -> NDArray[np.complex128]:
+    """Per message of the joined tape ``day + 1j * time`` (``numbers``: the days' indices in
+    the set); ``+inf`` for the padding."""
     clock = np.empty(firsts[-1] + len(days[-1]), np.complex128)
     clock.imag = np.inf
-    for d, (day, first) in enumerate(zip(days, firsts, strict=True)):
+    for d, day, first in zip(numbers, days, firsts, strict=True):
         clock.real[first : first + len(day) + 1] = d
         clock.imag[first : first + len(day)] = day.time
     return clock
@@ -221,3 +315,32 @@ def _joined_levels(
     keys_, after_, lots_ = keys_[order], after_[order], lots_[order]
     starts = np.searchsorted(keys_, np.arange(len(days[0].starts))).astype(np.int64)
     return starts, after_, lots_
+
+
+def _chosen_dates(held: list[Any], dates: Any, root: object, symbol: str) -> list[Any]:
+    """The store's dates ``dates`` asks for: None, all; a list, those; a ``(first, last)``
+    tuple, the held dates between them. A date not held, or a range holding none, is a
+    ValueError naming what the store holds."""
+    from sekai.finance.lob import store
+
+    span = f"{len(held)} days, {held[0]} to {held[-1]}" if held else "no days"
+    if dates is None:
+        chosen = held
+    elif isinstance(dates, tuple):
+        if len(dates) != 2:
+            raise ValueError(f"days: a tuple is a (first, last) range, got {len(dates)} items")
+        first, last = (store._as_date(d, "days") for d in dates)
+        chosen = [d for d in held if first <= d <= last]
+    elif isinstance(dates, list):
+        chosen = [store._as_date(d, "days") for d in dates]
+        missing = [str(d) for d in chosen if d not in held]
+        if missing:
+            raise ValueError(f"{root}: {symbol} has no day {missing[0]} (the store holds {span})")
+    else:
+        raise TypeError(
+            "days must be None, a list of dates or a (first, last) tuple, got "
+            f"{type(dates).__name__}"
+        )
+    if not chosen:
+        raise ValueError(f"{root}: no day of {symbol} in {dates} (the store holds {span})")
+    return chosen

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from typing import Any
 
 import numpy as np
@@ -64,6 +65,7 @@ def build_terms(
     messages: Any,
     orderbook: Any,
     symbol: str | None,
+    days: Any,
     tick: int,
     price_offset: int,
     n_ticks: int | None,
@@ -81,7 +83,8 @@ def build_terms(
     sampler: EpisodeSampler | str | None,
 ) -> ReplayTerms:
     """Check the parameters of a replay market of ``n_agents`` agents and replay its days
-    (one day or a list, see ``ReplayDays``; without ``messages``, ``synthetic_day()``)."""
+    (one day or a list, see ``ReplayDays``; a Parquet store's folder, its ``symbol``'s
+    ``days``, replayed as windows need them; without ``messages``, ``synthetic_day()``)."""
     step_seconds = check_positive("step_seconds", step_seconds)
     episode_steps = check_int("episode_steps", episode_steps, 1)
     book_levels = check_int("book_levels", book_levels, 1)
@@ -101,30 +104,34 @@ def build_terms(
         if orderbook is not None:
             raise ValueError("orderbook needs the messages it belongs to: pass messages= too")
         messages = synthetic_day()
-    days = ReplayDays(
-        messages,
-        orderbook,
-        symbol=symbol,
-        tick=tick,
-        price_offset=price_offset,
-        n_ticks=n_ticks,
-        levels=max(book_levels, 3),
+    grid: dict[str, Any] = dict(
+        tick=tick, price_offset=price_offset, n_ticks=n_ticks, levels=max(book_levels, 3)
     )
+    if isinstance(messages, str | os.PathLike) and os.path.isdir(messages):
+        if orderbook is not None:
+            raise ValueError("a store holds events only: give no orderbook with it")
+        if symbol is None:
+            raise ValueError(f"{os.fspath(messages)}: a store holds many symbols: give symbol=")
+        replayed = ReplayDays.stored(messages, symbol, days, **grid)
+    else:
+        if days is not None:
+            raise ValueError("days= chooses days of a Parquet store: give the store's folder")
+        replayed = ReplayDays(messages, orderbook, symbol=symbol, **grid)
     market = MarketConfig.build(
         n_agents,
         decision_intervals=None,
         flow=None,
         session_length=episode_steps * step_seconds,
         tick_size=tick / PRICE_UNITS,
-        initial_price=(days.n_ticks // 2 * tick + price_offset) / PRICE_UNITS,
-        n_ticks=days.n_ticks,
+        initial_price=(replayed.n_ticks // 2 * tick + price_offset) / PRICE_UNITS,
+        n_ticks=replayed.n_ticks,
         order_size=order_size,
         max_inventory=max_inventory,
         initial_cash=initial_cash,
         book_levels=book_levels,
     )
     terms = ReplayTerms(
-        days=days,
+        days=replayed,
         market=market,
         step_seconds=step_seconds,
         episode_steps=episode_steps,
@@ -138,9 +145,9 @@ def build_terms(
     short = np.flatnonzero(terms.last_starts < 0)
     if len(short):
         d = int(short[0])
-        which = "the day" if len(days) == 1 else f"day {d}"
+        which = "the day" if len(replayed) == 1 else f"day {d}"
         raise ValueError(
-            f"{which} spans {days.last_times[d] - days.first_times[d]:.3f} s, shorter than "
+            f"{which} spans {replayed.last_times[d] - replayed.first_times[d]:.3f} s, shorter than "
             f"one episode of {episode_steps} steps of {step_seconds} s"
         )
     return terms
@@ -194,6 +201,7 @@ class ReplayModel:
         self.cursor = np.zeros(num_envs, np.int64)  # the next message, on the joined tape
         self.day = np.zeros(num_envs, np.int64)
         self.start = np.zeros(num_envs, np.int64)  # the episode's first step of the day
+        self._started = np.zeros(num_envs, bool)  # windows reset at least once
         self.steps = np.zeros(num_envs, np.int64)
         self.orders = np.zeros((num_envs, n_agents, 2, 4), np.int64)
         self.cash = np.zeros((num_envs, n_agents))
@@ -235,6 +243,7 @@ class ReplayModel:
         for j, option in enumerate(options):
             if option and ("day" in option or "start" in option):
                 days[j], starts[j] = self._chosen(option, rng)
+        self._use(indices, days)
         self.day[indices] = days
         self.start[indices] = starts
         self.steps[indices] = 0
@@ -251,6 +260,22 @@ class ReplayModel:
         self._mark(indices)
         self.values[indices] = self._values()[indices]
         return self._infos(indices)
+
+    def _use(self, indices: NDArray[np.int64], days: NDArray[np.int64]) -> None:
+        """Have the tape hold the days the windows use once ``indices`` start in ``days``
+        (a stored set of days loads and drops days; see ``ReplayDays.use``), and move the
+        other windows' indices with their days' messages."""
+        going = self._started.copy()
+        going[indices] = False
+        self._started[indices] = True
+        moved = self.terms.days.use(np.concatenate((days, self.day[going])))
+        if moved is None:
+            return
+        shift = moved[self.day] * going  # (W,): 0 for the windows starting now
+        self.cursor += shift
+        joined = self.orders[:, :, :, 3]
+        joined += np.where(self.orders[:, :, :, 0] >= 0, shift[:, None, None], 0)
+        self._tape = self.terms.days.tape(self._price)
 
     def _chosen(self, option: dict[str, Any], rng: Any) -> tuple[int, int]:
         """The day and start of ``options={"day": d, "start": t}``: the start drawn by the

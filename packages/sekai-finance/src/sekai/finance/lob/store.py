@@ -164,7 +164,48 @@ def read_day(root: str | os.PathLike[str], symbol: str, date: datetime.date | st
     store at ``root``, as an ``EVENT_DTYPE`` array checked with ``events.check_events``.
     Reads that day's file only. A day the store does not hold, or a file whose columns are
     not ``EVENT_DTYPE``'s, is a ValueError naming it."""
-    day = _as_date(date, "date")
+    path = _day_path(root, symbol, _as_date(date, "date"))
+    columns = _read_columns(path, EVENT_DTYPE.names or ())
+    events = np.empty(len(columns["time"]), EVENT_DTYPE)
+    for name, values in columns.items():
+        events[name] = values
+    return check_events(events, path)
+
+
+class DaySpan(NamedTuple):
+    """What a replay needs to know of a stored day before it loads it (``day_span``)."""
+
+    first_time: int  # ns since the epoch, the day's first event
+    last_time: int  # and its last
+    highest_price: int  # the highest price of an event that is no halt or clear
+
+
+def day_span(root: str | os.PathLike[str], symbol: str, date: datetime.date | str) -> DaySpan:
+    """``symbol``'s day ``date`` in the store at ``root``: its first and last event times and
+    its highest price, from the file's statistics (its time and price columns where a file
+    has none), without reading its events."""
+    path = _day_path(root, symbol, _as_date(date, "date"))
+    _, pq = _pyarrow()
+    metadata = pq.ParquetFile(path).metadata
+    names = [metadata.schema.column(i).name for i in range(metadata.num_columns)]
+    time_at, price_at = names.index("time"), names.index("price")
+    groups = [metadata.row_group(g) for g in range(metadata.num_row_groups)]
+    stats = [(g.column(time_at).statistics, g.column(price_at).statistics) for g in groups]
+    if groups and all(t is not None and t.has_min_max and p is not None for t, p in stats):
+        # halts (prices -1 to 1) and clears (0) never raise the highest price of a day
+        return DaySpan(
+            min(int(t.min) for t, _ in stats),
+            max(int(t.max) for t, _ in stats),
+            max(int(p.max) for _, p in stats),
+        )
+    columns = _read_columns(path, ("time", "price"))
+    return DaySpan(
+        int(columns["time"].min()), int(columns["time"].max()), int(columns["price"].max())
+    )
+
+
+def _day_path(root: str | os.PathLike[str], symbol: str, day: datetime.date) -> Path:
+    """The file of ``symbol``'s ``day``; a ValueError naming the days held if there is none."""
     folder = _symbol_folder(root, symbol)
     path = folder / f"date={day.isoformat()}" / FILE_NAME
     if not path.is_file():
@@ -173,11 +214,7 @@ def read_day(root: str | os.PathLike[str], symbol: str, date: datetime.date | st
         if held:
             span += f", {held[0]} to {held[-1]}"
         raise ValueError(f"{folder}: no day {day} of {symbol} in the store (it holds {span})")
-    columns = _read_columns(path, EVENT_DTYPE.names or ())
-    events = np.empty(len(columns["time"]), EVENT_DTYPE)
-    for name, values in columns.items():
-        events[name] = values
-    return check_events(events, path)
+    return path
 
 
 # -- pyarrow ---------------------------------------------------------------------------------

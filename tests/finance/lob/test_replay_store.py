@@ -1,0 +1,122 @@
+"""LobsterReplay-v0 on a Parquet event store: days read and replayed when a window needs them,
+the tape holding only the days in use, every trajectory the one of the same days given as data."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+from synthetic_formats import SYMBOL, synthetic_day
+
+from sekai.envs.finance.lobster_replay import LobsterReplayEnv
+from sekai.finance.lob import store
+from sekai.finance.lob.events import DAY
+from sekai.finance.lob.replay_model import ReplayModel, build_terms
+
+pytestmark = pytest.mark.needs("pyarrow")
+FIRST = datetime.date(2024, 1, 2)
+N_DAYS = 4
+TERMS = dict(
+    orderbook=None,
+    symbol=SYMBOL,
+    tick=100,
+    price_offset=0,
+    n_ticks=None,
+    step_seconds=1.0,
+    episode_steps=20,
+    order_size=1,
+    max_inventory=5,
+    initial_cash=10_000.0,
+    book_levels=5,
+    last_trades=3,
+    maker_fee=0.0,
+    taker_fee=0.0,
+    entry_latency=0.0,
+    data_latency=0.0,
+    sampler=None,
+)
+
+
+@pytest.fixture(scope="module")
+def days() -> list[np.ndarray]:
+    """Four days of the synthetic flow, on 2024-01-02 to 2024-01-05 (seeds 0 to 3)."""
+    found = []
+    for d in range(N_DAYS):
+        events = synthetic_day(seed=d, n_events=1_500)
+        events["time"] += d * DAY
+        found.append(events)
+    return found
+
+
+@pytest.fixture
+def root(tmp_path: Path, days: list[np.ndarray]) -> Path:
+    for events in days:
+        store.write_events(tmp_path / "store", SYMBOL, events)
+    return tmp_path / "store"
+
+
+def test_the_store_env_replays_one_day_at_a_time_as_the_days_given_as_data(root, days):
+    env = LobsterReplayEnv(root, symbol=SYMBOL, step_seconds=1.0, episode_steps=20)
+    assert len(env.terms.days) == N_DAYS and env.terms.days.resident == [0]
+    for d in (2, 0, 3):
+        alone = LobsterReplayEnv(days[d], step_seconds=1.0, episode_steps=20)
+        observation, info = env.reset(options={"day": d, "start": 5})
+        expected, _ = alone.reset(options={"start": 5})
+        assert info["day"] == d and env.terms.days.resident == [d]
+        assert np.array_equal(observation, expected)
+        rng = np.random.default_rng(d)
+        for _ in range(20):
+            action = rng.integers(0, [6, 6, 3])  # masked entries are done as keep
+            a, b = env.step(action), alone.step(action)
+            assert np.array_equal(a.observation, b.observation) and a.reward == b.reward
+
+
+def test_the_tape_follows_the_windows_and_their_indices_move_with_their_days(root, days):
+    """Windows restart in new days while others are mid-episode: the stored tape swaps days
+    in and out and moves the running windows' indices; every step equals the eager set's."""
+    stored = ReplayModel(build_terms(1, messages=root, days=None, **TERMS), 6)
+    eager = ReplayModel(build_terms(1, messages=days, days=None, **TERMS), 6)
+    rng, draws = np.random.default_rng(0), np.random.default_rng(1)
+    every = np.arange(6)
+    first = [{"day": d, "start": 3 * d} for d in (1, 1, 2, 1, 2, 1)]
+    infos = [model.reset(every, first, np.random.default_rng(9)) for model in (stored, eager)]
+    assert infos[0]["message"].tolist() == infos[1]["message"].tolist()
+    seen = set()
+    for step in range(80):
+        if step % 5 == 4:  # two windows start over in a day drawn now
+            indices = np.array([step % 6, (step + 3) % 6])
+            options = [{"day": int(draws.integers(N_DAYS)), "start": 0} for _ in indices]
+            for model in (stored, eager):
+                model.reset(indices, options, np.random.default_rng(step))
+        resident = stored.terms.days.resident
+        assert resident == sorted(set(stored.day.tolist()))  # the days in use, no more
+        seen.add(tuple(resident))
+        actions = rng.integers(0, [6, 6, 3], size=(6, 1, 3))
+        a = stored.step(actions, ["agent"], strict=False)
+        b = eager.step(actions, ["agent"], strict=False)
+        assert np.array_equal(a[0], b[0]), step
+        assert np.array_equal(stored.observe(), eager.observe()), step
+        assert np.array_equal(stored.cash, eager.cash) and np.array_equal(
+            stored.inventory, eager.inventory
+        )
+    assert len(seen) > 3 and any(0 in r for r in seen) and any(3 in r for r in seen)
+
+
+def test_days_choose_a_range_or_a_list(root):
+    kwargs = dict(symbol=SYMBOL, step_seconds=1.0, episode_steps=20)
+    ranged = LobsterReplayEnv(root, days=("2024-01-03", "2024-01-04"), **kwargs)
+    assert ranged.terms.days.dates == [datetime.date(2024, 1, 3), datetime.date(2024, 1, 4)]
+    listed = LobsterReplayEnv(root, days=["2024-01-05", FIRST], **kwargs)
+    assert listed.terms.days.dates == [datetime.date(2024, 1, 5), FIRST]
+    with pytest.raises(ValueError, match=r"no day 2024-01-09 \(the store holds 4 days"):
+        LobsterReplayEnv(root, days=["2024-01-09"], **kwargs)
+    with pytest.raises(ValueError, match="no day of SEKA in"):
+        LobsterReplayEnv(root, days=("2023-01-01", "2023-12-31"), **kwargs)
+    with pytest.raises(TypeError, match="days must be None, a list of dates or a"):
+        LobsterReplayEnv(root, days="2024-01-03", **kwargs)
+    with pytest.raises(ValueError, match="a store holds many symbols: give symbol="):
+        LobsterReplayEnv(root, step_seconds=1.0, episode_steps=20)
+    with pytest.raises(ValueError, match="days= chooses days of a Parquet store"):
+        LobsterReplayEnv(days=["2024-01-03"], step_seconds=1.0, episode_steps=20)
