@@ -292,3 +292,54 @@ def test_another_stocks_messages_are_not_checked_for_orders(tmp_path: Path) -> N
     assert len(read_itch(write(tmp_path / "day.itch", messages), "SEKA")) == 1
     with pytest.raises(ValueError, match=r"message 4 .* order reference 99 is unknown"):
         read_itch(tmp_path / "day.itch", "OTHR")
+
+
+def test_many_orders_are_followed_by_their_reference(tmp_path: Path) -> None:
+    """Hundreds of orders alive at once, their references sharing their low bits or their
+    high bits (multiples of 2**32, of 1024, 2**63 and above, random), each taken from, deleted
+    or replaced in turn: every event has the shares, side and price of its own order."""
+    rng = np.random.default_rng(5)
+    pool = [k << 32 for k in range(1, 200)] + [k * 1024 for k in range(1, 200)]
+    pool += [(1 << 63) + k for k in range(200)] + rng.integers(1, 1 << 62, 200).tolist()
+    fresh = iter(rng.permutation(np.array(pool, np.uint64)).tolist())
+    live: dict[int, tuple[int, int, int]] = {}  # reference: side, price, shares left
+    messages, wanted = [directory(US, "SEKA")], []
+    for step in range(1, 1200):
+        clock, choice = T + step, rng.random()
+        if not live or (choice < 0.45 and len(live) < 300):
+            ref, side, price = next(fresh), int(rng.integers(2)), int(rng.integers(1, 9)) * 100
+            shares = int(rng.integers(1, 50))
+            messages.append(add(US, clock, ref, "BS"[side], shares, "SEKA", price))
+            wanted.append((clock, ADD, ref, side, price, shares))
+            live[ref] = (side, price, shares)
+            continue
+        ref = list(live)[int(rng.integers(len(live)))]
+        side, price, left = live[ref]
+        if choice < 0.7 and left > 1:  # some of its shares, executed or cancelled
+            shares = int(rng.integers(1, left))
+            if choice < 0.6:
+                messages.append(executed(US, clock, ref, shares, step))
+                wanted.append((clock, EXECUTE, ref, side, price, shares))
+            else:
+                messages.append(cancel(US, clock, ref, shares))
+                wanted.append((clock, CANCEL, ref, side, price, shares))
+            live[ref] = (side, price, left - shares)
+        elif choice < 0.85:
+            messages.append(delete(US, clock, ref))
+            wanted.append((clock, DELETE, ref, side, price, left))
+            del live[ref]
+        else:  # replaced by a new reference, on its side
+            new, new_price, new_shares = next(fresh), price + 100, int(rng.integers(1, 50))
+            messages.append(replace(US, clock, ref, new, new_shares, new_price))
+            wanted.append((clock, DELETE, ref, side, price, left))
+            wanted.append((clock, ADD, new, side, new_price, new_shares))
+            del live[ref]
+            live[new] = (side, new_price, new_shares)
+    events = read_itch(write(tmp_path / "many.itch", messages), "SEKA")
+    got = events[["time", "kind", "order_id", "side", "price", "size"]].tolist()
+    # an order id is an int64: references of 2**63 and more wrap around, as NumPy casts them
+    signed = [
+        (t, k, ref - (1 << 64) if ref >= 1 << 63 else ref, *rest) for t, k, ref, *rest in wanted
+    ]
+    assert len(live) > 100  # many alive at once
+    assert got == signed

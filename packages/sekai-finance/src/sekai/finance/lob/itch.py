@@ -89,28 +89,8 @@ for _type, _length in MESSAGE_LENGTHS.items():
     _LENGTH[ord(_type)] = _length
 _READ = np.zeros(256, bool)  # the types read
 _READ[list(b"AFECXDUPQH")] = True
-_WIDTH = 44  # bytes gathered per message read: the longest type read ('P')
-_FIELDS = [  # every field read: (name, format, offset), overlapping, each for some types
-    ("clock", ">u8", 3),  # tracking number and timestamp: the timestamp is the low 6 bytes
-    ("ref", ">u8", 11),  # the order reference (A F E C X D U P); a cross's shares (Q)
-    ("side", "u1", 19),  # buy/sell (A F P); a trading action's state (H)
-    ("shares19", ">u4", 19),  # shares executed or cancelled (E C X)
-    ("new_ref", ">u8", 19),  # a replace's new reference (U)
-    ("shares20", ">u4", 20),  # shares (A F P)
-    ("shares27", ">u4", 27),  # a replace's shares (U); a cross's price (Q)
-    ("p31", ">u4", 31),  # a replace's price (U)
-    ("p32", ">u4", 32),  # price (A F P)
-]
-_ROW = np.dtype(
-    {
-        "names": [name for name, _, _ in _FIELDS],
-        "formats": [form for _, form, _ in _FIELDS],
-        "offsets": [offset for _, _, offset in _FIELDS],
-        "itemsize": _WIDTH,
-    }
-)
+_PAD = 3  # zero bytes after the file's: the walk reads a message's first 3 bytes
 _STOCK_AT = {"R": 11, "H": 11, "A": 24, "F": 24, "P": 24, "Q": 19}  # a stock field's offset
-_CLOCK = (1 << 48) - 1  # the timestamp: the low 6 bytes of the 8 from offset 3
 _NAME_DATE = re.compile(r"(\d{2})(\d{2})(\d{4})\.")  # NASDAQ's MMDDYYYY.NASDAQ_ITCH50
 _SHOWN = 8  # symbols listed when the one asked for is not in the file
 
@@ -146,8 +126,7 @@ def read_itch(
     wanted = np.zeros(1 << 16, bool)
     wanted[_locates(local, buffer, starts, types, locates, stock)] = True
     messages = np.flatnonzero(_READ[types] & wanted[locates])
-    rows = _gather(buffer, starts[messages])
-    events = _events(local, rows, types[messages], messages, starts)
+    events = _events(local, buffer, starts, messages, np.bincount(types[messages], minlength=256))
     if day_start is not None:
         events["time"] += day_start
     return check_events(events, path)
@@ -155,16 +134,16 @@ def read_itch(
 
 # -- reading and framing ---------------------------------------------------------------------
 def _read(path: Path) -> tuple[NDArray[np.uint8], int]:
-    """The file's bytes (decompressed if ``.gz``) with zeros after them, so that every message
-    can be gathered ``_WIDTH`` bytes wide; and how many bytes are the file's."""
+    """The file's bytes (decompressed if ``.gz``) with ``_PAD`` zeros after them, and how many
+    bytes are the file's."""
     if path.suffix.lower() == ".gz":
         with gzip.open(path, "rb") as file:
             data = file.read()
-        buffer = np.zeros(len(data) + _WIDTH + 2, np.uint8)
+        buffer = np.zeros(len(data) + _PAD, np.uint8)
         buffer[: len(data)] = np.frombuffer(data, np.uint8)
         return buffer, len(data)
     size = path.stat().st_size
-    buffer = np.zeros(size + _WIDTH + 2, np.uint8)
+    buffer = np.zeros(size + _PAD, np.uint8)
     with open(path, "rb") as file:
         got = file.readinto(buffer[:size].data)
     if got != size:
@@ -226,12 +205,6 @@ def _frame(
     raise _bad(path, bad, starts, what)
 
 
-def _gather(buffer: NDArray[np.uint8], offsets: NDArray[np.int64]) -> NDArray[Any]:
-    """The ``_WIDTH`` bytes from each of ``offsets``, as records of ``_ROW``."""
-    windows = np.lib.stride_tricks.sliding_window_view(buffer, _WIDTH)
-    return windows[offsets].view(_ROW)[:, 0]
-
-
 # -- the stock -------------------------------------------------------------------------------
 def _locates(
     path: Path,
@@ -281,183 +254,172 @@ _KINDS |= {"U": DELETE, "P": TRADE, "Q": CROSS, "H": HALT}
 _KIND = np.zeros(256, np.int8)  # a type's event kind (a replace's first)
 for _type, _kind in _KINDS.items():
     _KIND[ord(_type)] = _kind
+_A, _F, _E, _C, _X, _D, _U, _P, _Q, _H = (ord(c) for c in "AFECXDUPQH")
+
+# the problems the walk over the stock's messages finds, in the order it looks for them, and
+# what each says of the (up to) three numbers it returns with it
+_PAST_MIDNIGHT, _BACKWARDS, _NO_SIDE, _NO_STATE, _PRICE_0, _SHARES_0 = range(1, 7)
+_TWICE, _UNKNOWN, _ENDED, _USED_UP, _TOO_MANY = range(7, 12)
+_PROBLEMS = {
+    _PAST_MIDNIGHT: lambda a, b, c: f"timestamp {a} ns is past midnight",
+    _BACKWARDS: lambda a, b, c: f"time goes backwards ({a} ns after {b})",
+    _NO_SIDE: lambda a, b, c: f"buy/sell indicator {chr(a)!r} is not 'B' or 'S'",
+    _NO_STATE: lambda a, b, c: f"trading state {chr(a)!r} is not 'H', 'P', 'Q' or 'T'",
+    _PRICE_0: lambda a, b, c: "an order at price 0",
+    _SHARES_0: lambda a, b, c: f"{chr(a)!r} message of 0 shares",
+    _TWICE: lambda a, b, c: f"order reference {a} is added twice",
+    _UNKNOWN: lambda a, b, c: f"order reference {a} is unknown (no add or replace made it before)",
+    _ENDED: lambda a, b, c: f"order reference {a} was deleted or replaced",
+    _USED_UP: lambda a, b, c: f"order reference {a} has no shares left",
+    _TOO_MANY: lambda a, b, c: f"{a} shares off order reference {b}, which has {c} left",
+}
+# the orders, by reference, in an open-addressing table (linear probing), a row a slot: the
+# reference, the order's price, the shares it has left and its state (0: an empty slot)
+_KEY, _PRICE, _LEFT, _STATE = range(4)
+_OPEN, _SELL, _OVER = 1, 2, 4  # state bits: a slot in use, a sell order, deleted or replaced
+_MIX = -7046029254386353131  # 0x9E3779B97F4A7C15 as an int64, for Fibonacci hashing
 
 
 def _events(
     path: Path,
-    rows: NDArray[Any],
-    types: NDArray[np.uint8],
-    messages: NDArray[np.int64],
+    buffer: NDArray[np.uint8],
     starts: NDArray[np.int64],
+    messages: NDArray[np.int64],
+    counts: NDArray[np.int64],
 ) -> NDArray[Any]:
-    """The events of the stock's messages: ``rows`` (of ``types``), the file's ``messages``."""
-    is_ = {kind: types == ord(kind) for kind in _KINDS}
-    adds, replaces, crosses, halts = is_["A"] | is_["F"], is_["U"], is_["Q"], is_["H"]
-    takes = is_["E"] | is_["C"] | is_["X"]  # shares off an order
-    clock = (rows["clock"] & _CLOCK).astype(np.int64)
-    ref = rows["ref"].astype(np.int64)
-    letter = rows["side"]  # or a trading action's state
-    shares = np.where(adds | is_["P"], rows["shares20"], rows["shares19"]).astype(np.int64)
-    shares[replaces] = rows["shares27"][replaces]
-    shares[crosses] = rows["ref"][crosses]  # a cross's shares: 8 bytes at offset 11
-    price = np.where(replaces, rows["p31"], rows["p32"]).astype(np.int64)
-    price[crosses] = rows["shares27"][crosses]  # and its price: 4 bytes at offset 27
-    sides = _SIDE[letter]
-
-    # the orders: each add, and each replace's new reference, by reference
-    opens = np.flatnonzero(adds | replaces)
-    open_ref = np.where(replaces[opens], rows["new_ref"][opens].astype(np.int64), ref[opens])
-    by_ref = np.argsort(open_ref, kind="stable")  # references mostly rise: near linear
-    sorted_refs = open_ref[by_ref]
-    twice = np.zeros(len(opens), bool)
-    twice[by_ref[1:]] = sorted_refs[1:] == sorted_refs[:-1]
-    # each message that refers to an order: which one, among those opened before it
-    refers = np.flatnonzero(takes | is_["D"] | replaces)
-    order = np.zeros(len(refers), np.int64)
-    known = np.zeros(len(refers), bool)
-    if len(opens):
-        slot = np.minimum(np.searchsorted(sorted_refs, ref[refers]), len(opens) - 1)
-        order = by_ref[slot]
-        known = (sorted_refs[slot] == ref[refers]) & (opens[order] < refers)
-        order[~known] = 0
-    # a replace's order is on its original's side: follow each chain back to its add
-    root = np.arange(len(opens))
-    chained = replaces[refers] & known
-    root[np.searchsorted(opens, refers[chained])] = order[chained]
-    while (root[root] != root).any():
-        root = root[root]
-    open_side = sides[opens][root]
-    # the shares an order has left before each message that refers to it, and whether a
-    # delete or replace (which end it) came before
-    taken = np.where(takes[refers], shares[refers], 0)
-    ends = ~takes[refers]
-    left = np.zeros(len(refers), np.int64)
-    ended = np.zeros(len(refers), bool)
-    if len(refers) and len(opens):  # (with no order, every reference is unknown)
-        grouped = np.argsort(order, kind="stable")
-        first = np.ones(len(refers), bool)
-        first[1:] = order[grouped][1:] != order[grouped][:-1]
-        group = np.cumsum(first) - 1
-        before = np.cumsum(taken[grouped]) - taken[grouped]
-        left[grouped] = shares[opens][order[grouped]] - (before - before[first][group])
-        prior = np.cumsum(ends[grouped]) - ends[grouped]
-        ended[grouped] = prior - prior[first][group] > 0
-
-    everyone = np.arange(len(types))
-    backwards = np.zeros(len(types), bool)
-    backwards[1:] = clock[1:] < clock[:-1]
-    live = known & ~ended
-    problem = _first(
-        (everyone, clock >= DAY, lambda k: f"timestamp {clock[k]} ns is past midnight"),
-        (
-            everyone,
-            backwards,
-            lambda k: f"time goes backwards ({clock[k]} ns after {clock[k - 1]})",
-        ),
-        (
-            everyone,
-            (adds | is_["P"]) & (_SIDE[letter] == NO_SIDE),
-            lambda k: f"buy/sell indicator {chr(letter[k])!r} is not 'B' or 'S'",
-        ),
-        (
-            everyone,
-            halts & ~_STATE_OK[letter],
-            lambda k: f"trading state {chr(letter[k])!r} is not 'H', 'P', 'Q' or 'T'",
-        ),
-        (everyone, (adds | replaces) & (price == 0), lambda k: "an order at price 0"),
-        (
-            everyone,
-            (adds | replaces | takes | is_["P"]) & (shares == 0),
-            lambda k: f"{chr(types[k])!r} message of 0 shares",
-        ),
-        (opens, twice, lambda k: f"order reference {open_ref[_index(opens, k)]} is added twice"),
-        (
-            refers,
-            ~known,
-            lambda k: f"order reference {ref[k]} is unknown (no add or replace made it before)",
-        ),
-        (refers, known & ended, lambda k: f"order reference {ref[k]} was deleted or replaced"),
-        (refers, live & (left == 0), lambda k: f"order reference {ref[k]} has no shares left"),
-        (
-            refers,
-            live & (left > 0) & (taken > left),
-            lambda k: (
-                f"{shares[k]} shares off order reference {ref[k]}, which has "
-                f"{left[_index(refers, k)]} left"
-            ),
-        ),
-    )
-    if problem is not None:
-        raise _bad(path, int(messages[problem[0]]), starts, problem[1])
-
-    # one event per message, two per replace (the delete, then the new order), none for a
-    # cross of 0 shares
-    side, size, order_id, level = sides, shares.copy(), ref, price.copy()
-    side[refers] = open_side[order]
-    side[crosses] = BUY
-    side[halts] = NO_SIDE
-    level[refers] = price[opens][order]  # the resting order's price
-    level[halts] = _STATES[letter[halts]]
-    size[refers] = np.where(ends, left, shares[refers])  # a delete takes what is left
-    size[halts] = 0
-    order_id[crosses | halts] = 0
-    kept = ~(crosses & (shares == 0))
-    opened = np.searchsorted(opens, np.flatnonzero(replaces))
-    events = np.empty(int(kept.sum() + replaces.sum()), EVENT_DTYPE)
-    _fill(
-        events,
-        kept,
-        replaces,
-        (clock, _KIND[types], order_id, side, level, size),
-        (open_ref[opened], open_side[opened], price[replaces], shares[replaces]),
-    )
-    return events
+    """The events of the file's ``messages`` (the stock's, of the types read; ``counts`` of
+    them by type byte): one per message, two per replace (the delete, then the new order),
+    none for a cross of 0 shares. A ValueError for the first message that breaks a rule."""
+    orders = int(counts[_A] + counts[_F] + counts[_U])
+    bits = max(4, (orders + orders // 2).bit_length())  # at most 2/3 full
+    table = np.zeros((1 << bits, 4), np.int64)
+    events = np.empty(len(messages) + int(counts[_U]), EVENT_DTYPE)
+    written, bad, problem, a, b, c = _decode(buffer, starts, messages, table, bits, events)
+    if bad >= 0:
+        raise _bad(path, int(messages[bad]), starts, _PROBLEMS[problem](a, b, c))
+    return events if written == len(events) else events[:written].copy()
 
 
 @numba.njit(cache=True)  # type: ignore[misc]
-def _fill(
+def _big(buffer: NDArray[np.uint8], at: int, width: int) -> int:
+    """The big-endian unsigned integer of ``width`` bytes from ``at``, as an int64 (an 8-byte
+    one of 2**63 or more wraps around, as NumPy's cast does)."""
+    value = 0
+    for k in range(width):
+        value = value << 8 | int(buffer[at + k])
+    return value
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _slot(table: NDArray[np.int64], key: int, bits: int) -> int:
+    """The slot of order reference ``key``, or the empty one where it would go. A reference's
+    low bits, with its high bits folded in: references mostly rise, so the orders alive at
+    once sit close in the table (the cache holds them), and references a power of two apart
+    still spread over every slot."""
+    mask = (1 << bits) - 1
+    slot = (key ^ ((key >> bits) * _MIX) >> (64 - bits)) & mask
+    while table[slot, _STATE] != 0 and table[slot, _KEY] != key:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _decode(
+    buffer: NDArray[np.uint8],
+    starts: NDArray[np.int64],
+    messages: NDArray[np.int64],
+    table: NDArray[np.int64],
+    bits: int,
     events: NDArray[Any],
-    kept: NDArray[np.bool_],
-    replaces: NDArray[np.bool_],
-    columns: tuple[NDArray[Any], ...],
-    new: tuple[NDArray[Any], ...],
-) -> None:
-    """Write the events, one row at a time: each ``kept`` message's, from ``columns`` (time,
-    kind, order id, side, price, size), and after each replace's the add of its new order,
-    from ``new`` (order id, side, price, size of each replace in turn). One pass over the
-    events, where NumPy would make two per field (a gather, then a strided write)."""
-    time, kind, order_id, side, price, size = columns
-    new_id, new_side, new_price, new_size = new
-    at = replaced = 0
-    for k in range(len(kept)):
-        if not kept[k]:
-            continue
+) -> tuple[int, int, int, int, int, int]:
+    """Decode the ``messages`` (offsets in ``starts`` into ``buffer``) in file order, follow
+    their orders in ``table`` (empty, ``1 << bits`` rows) and write their events. Each message
+    is checked as it comes, in the order the problems are numbered: the first that breaks a
+    rule stops the walk. How many events were written, the first bad message (its position in
+    ``messages``, -1 if none), its problem's code and up to three numbers the problem names."""
+    at = 0
+    last = 0
+    for i in range(len(messages)):
+        start = starts[messages[i]]
+        kind = buffer[start]
+        clock = _big(buffer, start + 5, 6)
+        if clock >= DAY:
+            return at, i, _PAST_MIDNIGHT, clock, 0, 0
+        if i > 0 and clock < last:
+            return at, i, _BACKWARDS, clock, last, 0
+        last = clock
+        ref = _big(buffer, start + 11, 8)  # a cross's shares
+        side, price, shares, new_ref = NO_SIDE, 0, 0, 0
+        if kind in (_A, _F, _P):
+            letter = buffer[start + 19]
+            side = _SIDE[letter]
+            if side == NO_SIDE:
+                return at, i, _NO_SIDE, letter, 0, 0
+            shares, price = _big(buffer, start + 20, 4), _big(buffer, start + 32, 4)
+        elif kind == _H:
+            letter = buffer[start + 19]
+            if not _STATE_OK[letter]:
+                return at, i, _NO_STATE, letter, 0, 0
+            price = _STATES[letter]
+        elif kind == _U:
+            new_ref = _big(buffer, start + 19, 8)
+            shares, price = _big(buffer, start + 27, 4), _big(buffer, start + 31, 4)
+        elif kind == _Q:
+            shares, price = ref, _big(buffer, start + 27, 4)
+        elif kind != _D:  # E, C, X: shares off an order
+            shares = _big(buffer, start + 19, 4)
+        adds = kind in (_A, _F)
+        if (adds or kind == _U) and price == 0:
+            return at, i, _PRICE_0, 0, 0, 0
+        if kind != _D and kind != _Q and kind != _H and shares == 0:
+            return at, i, _SHARES_0, kind, 0, 0
+        slot = -1  # where a new order goes
+        if adds or kind == _U:
+            slot = _slot(table, new_ref if kind == _U else ref, bits)
+            if table[slot, _STATE] != 0:
+                return at, i, _TWICE, new_ref if kind == _U else ref, 0, 0
         event = events[at]
-        event.time, event.kind, event.order_id = time[k], kind[k], order_id[k]
-        event.side, event.price, event.size, event.flags = side[k], price[k], size[k], 0
-        at += 1
-        if replaces[k]:
-            event = events[at]
-            event.time, event.kind, event.order_id = time[k], ADD, new_id[replaced]
-            event.side, event.price = new_side[replaced], new_price[replaced]
-            event.size, event.flags = new_size[replaced], 0
+        event.time, event.kind, event.order_id, event.flags = clock, _KIND[kind], ref, 0
+        if kind in (_E, _C, _X, _D, _U):
+            order = _slot(table, ref, bits)
+            state, left = table[order, _STATE], table[order, _LEFT]
+            if state == 0:
+                return at, i, _UNKNOWN, ref, 0, 0
+            if state & _OVER:
+                return at, i, _ENDED, ref, 0, 0
+            if left == 0:
+                return at, i, _USED_UP, ref, 0, 0
+            side = (state & _SELL) // _SELL  # BUY 0, SELL 1
+            event.side, event.price = side, table[order, _PRICE]
+            if kind in (_D, _U):  # the shares it has left go
+                event.size = left
+                table[order, _STATE] = state | _OVER
+            else:
+                if shares > left:
+                    return at, i, _TOO_MANY, shares, ref, left
+                event.size = shares
+                table[order, _LEFT] = left - shares
             at += 1
-            replaced += 1
-
-
-def _index(where: NDArray[np.int64], k: int) -> int:
-    """The position of ``k`` in the sorted ``where``."""
-    return int(np.searchsorted(where, k))
-
-
-def _first(*checks: tuple[NDArray[np.int64], NDArray[np.bool_], Any]) -> tuple[int, str] | None:
-    """The first message (its index in ``where``'s terms) any check's mask flags, and what
-    that check says of it."""
-    hits = [(int(where[np.argmax(mask)]), what) for where, mask, what in checks if mask.any()]
-    if not hits:
-        return None
-    at, what = min(hits, key=lambda hit: hit[0])
-    return at, what(at)
+            if kind == _U:  # the new order, on the old one's side
+                event = events[at]
+                event.time, event.kind, event.order_id, event.flags = clock, ADD, new_ref, 0
+                event.side, event.price, event.size = side, price, shares
+                at += 1
+        elif kind == _Q:
+            if shares != 0:  # a cross of 0 shares traded nothing
+                event.order_id, event.side, event.price, event.size = 0, BUY, price, shares
+                at += 1
+        elif kind == _H:
+            event.order_id, event.side, event.price, event.size = 0, NO_SIDE, price, 0
+            at += 1
+        else:  # A, F, P
+            event.side, event.price, event.size = side, price, shares
+            at += 1
+        if slot >= 0:  # an add or a replace's new order
+            table[slot, _KEY] = new_ref if kind == _U else ref
+            table[slot, _PRICE], table[slot, _LEFT] = price, shares
+            table[slot, _STATE] = _OPEN | (_SELL if side == SELL else 0)
+    return at, -1, 0, 0, 0, 0
 
 
 # -- dates and errors ------------------------------------------------------------------------
