@@ -1,4 +1,4 @@
-"""Many windows of replayed LOBSTER days stepped at once, with virtual agent orders in the
+"""Many windows of replayed days stepped at once, with virtual agent orders in the
 real FIFO queues: one compiled call per step, a leading window axis.
 
 The replayed book is the same for every window (agent orders are virtual: no market impact),
@@ -34,7 +34,9 @@ import numpy as np
 
 from sekai.finance.lob._engine import room, settle
 from sekai.finance.lob.book import BUY, SELL
-from sekai.finance.lob.lobster import EXECUTE, EXECUTE_HIDDEN, SUBMIT
+from sekai.finance.lob.events import ADD as SUBMIT
+from sekai.finance.lob.events import EXECUTE
+from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
 
 _jit = numba.njit(cache=True)  # type: ignore[call-overload]
 KEEP_ORDER, CANCEL_ORDER = -1, -2  # an instruction for a side: keep, cancel, else a tick
