@@ -219,3 +219,18 @@ def _itch_types(data: bytes) -> set[str]:
         types.add(chr(data[at + 2]))
         at += 2 + length
     return types
+
+
+SHIPPED = Path(__file__).parent / "data" / "synthetic"
+
+
+@pytest.mark.parametrize("fmt", ["lobster", "itch", pytest.param("dbn", marks=needs_dbn)])
+def test_the_shipped_files_are_the_day_of_seed_0(fmt):
+    """The files the docs' examples replay are ``write_day(seed=0, compressed=True)``'s."""
+    names = {
+        "lobster": "SEKA_*_message_10.csv.gz",
+        "itch": "*.NASDAQ_ITCH50.gz",
+        "dbn": "*.dbn.zst",
+    }
+    (path,) = SHIPPED.glob(names[fmt])
+    assert first_difference(read_back(fmt, path), as_read(fmt, synthetic_day(0))) is None
