@@ -464,6 +464,34 @@ def test_an_unknown_action_is_named(tmp_path):
 
 
 @needs_dbn
+@pytest.mark.parametrize(
+    ("record", "what"),
+    [
+        (("C", "B", 99, 1_000_000, 1), "cancel of order 99"),
+        (("M", "A", 98, 1_000_100, 2), "modify of order 98"),
+        (("C", "B", 11, 1_000_000, 5), "cancel of order 11"),  # gone already
+    ],
+)
+def test_after_a_snapshot_an_order_the_book_does_not_hold_is_named(tmp_path, record, what):
+    """A day that starts with a snapshot of every order knows them all: a cancel or modify
+    of another is a broken file. Without a snapshot (a file from mid-session) the same
+    records are orders from before the file, left to the replay as legacy volume."""
+    from sekai.finance.lob.databento import read_dbn
+
+    snapshot = SNAPSHOT | LAST
+    head = [
+        mbo("R", "N", 0, None, 0, t=T0 - DAY, ts_recv=T0, flags=SNAPSHOT),
+        mbo("A", "B", 11, 1_000_000, 5, t=T0 - DAY, ts_recv=T0, flags=snapshot),
+        mbo("C", "B", 11, 1_000_000, 5, t=T0 + 10),
+    ]
+    path = write_dbn(tmp_path / "x.dbn", [*head, mbo(*record, t=T0 + 20)])
+    with pytest.raises(ValueError, match=rf"x\.dbn: record 3: {what}, which the book does not"):
+        read_dbn(path)
+    plain = [mbo("A", "B", 11, 1_000_000, 5, t=T0), mbo(*record, t=T0 + 20)]
+    assert len(read_dbn(write_dbn(tmp_path / "z.dbn", plain))) == 2
+
+
+@needs_dbn
 def test_a_record_of_another_type_is_named(tmp_path):
     import databento_dbn as dbn
 

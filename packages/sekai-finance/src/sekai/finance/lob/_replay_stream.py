@@ -60,14 +60,14 @@ def replay_stream(events: NDArray[Any], source: object = "events") -> ReplayStre
     price = np.ascontiguousarray(events["price"])
     size = np.ascontiguousarray(events["size"])
     arrays = (kind, venue, side, price, size, len(ids))
-    n, n_slots, twice = _normalise(*arrays, np.empty((6, 0), np.int64))
+    n, n_slots, twice = _normalise(*arrays, np.empty((6, 0), np.int64), False)
     if twice >= 0:
         raise ValueError(
             f"{source}: event {twice}: order id {int(events['order_id'][twice])} is added "
             "while it rests"
         )
     out = np.empty((6, n), np.int64)
-    _normalise(*arrays, out)
+    _normalise(*arrays, out, False)
     kinds, slots, sizes, prices, sides, origin = out
     slots[slots < 0] = n_slots  # the slot that never rests
     times = np.ascontiguousarray(events["time"])
@@ -83,11 +83,24 @@ def replay_stream(events: NDArray[Any], source: object = "events") -> ReplayStre
     )
 
 
+def first_stranger(events: NDArray[Any]) -> int:
+    """The index of the first event that cancels, deletes, executes or modifies an order not
+    resting (never added, or gone), or adds one that rests; -1 if there is none. For a day
+    that starts from a full snapshot, where every order is known, such an event is an error."""
+    kind = np.ascontiguousarray(events["kind"]).astype(np.int64)
+    ids, venue = np.unique(events["order_id"], return_inverse=True)
+    side = np.ascontiguousarray(events["side"]).astype(np.int64)
+    price, size = np.ascontiguousarray(events["price"]), np.ascontiguousarray(events["size"])
+    arrays = (kind, venue.astype(np.int64).reshape(-1), side, price, size, len(ids))
+    return int(_normalise(*arrays, np.empty((6, 0), np.int64), True)[2])
+
+
 @_jit
-def _normalise(kind, venue, side, price, size, n_ids, out):  # type: ignore[no-untyped-def]
+def _normalise(kind, venue, side, price, size, n_ids, out, strict):  # type: ignore[no-untyped-def]
     """Write the messages into ``out`` (rows: kind, slot (-1: none), size, price, side, source
     event; with ``out`` of 0 columns, count only). Return their count, the slots used, and
-    the first event adding an id that rests (-1: none)."""
+    the first event adding an id that rests (-1: none); if ``strict``, also the first event
+    naming an order that does not rest."""
     write = out.shape[1] > 0
     slot_of = np.full(n_ids, -1, np.int64)  # the resting slot of each venue id
     left = np.zeros(n_ids, np.int64)  # lots resting, as far as the events tell
@@ -106,6 +119,8 @@ def _normalise(kind, venue, side, price, size, n_ids, out):  # type: ignore[no-u
                         slot_of[u], left[u] = -1, 0
                 resting = 0
             continue
+        if strict and slot_of[v] < 0 and (k == MODIFY or CANCEL <= k <= EXECUTE):
+            return n, n_slots, e
         if k == MODIFY:
             here = slot_of[v] >= 0 and price[e] == at[v]
             if here and size[e] == left[v]:

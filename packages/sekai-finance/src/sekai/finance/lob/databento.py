@@ -59,12 +59,14 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.lob._replay_stream import first_stranger
 from sekai.finance.lob.events import (
     ADD,
     BUY,
     CANCEL,
     CLEAR,
     EXECUTE,
+    KINDS,
     LAST,
     MODIFY,
     NO_SIDE,
@@ -494,4 +496,15 @@ def _events(path: object, records: NDArray[Any], where: NDArray[np.intp] | None)
     events["price"] = np.where(clear, 0, price // PRICE_SCALE)
     events["size"] = np.where(clear, 0, size[kept_at])
     events["flags"] = event_flags[kept_at]
+    if len(events) and events["flags"][0] & SNAPSHOT:
+        # a day from a full snapshot knows every order: one it does not hold is an error
+        stranger = first_stranger(events)
+        if stranger >= 0:
+            record = int(kept_at[stranger]) if where is None else int(where[kept_at[stranger]])
+            what = KINDS[int(events["kind"][stranger])]
+            order = int(events["order_id"][stranger])
+            raise ValueError(
+                f"{path}: record {record}: {what} of order {order}, which the book does not "
+                "hold (the file starts with a snapshot of every order)"
+            )
     return events
