@@ -95,11 +95,12 @@ INSTALL_SETS: dict[str, tuple[list[str], list[str], list[str]]] = {
         ["tests/finance", "tests/integration/test_missing_distributions.py"],
         REFERENCES,
     ),
-    # the readers behind extras, the DBN reader and the Parquet event store, with their extras;
-    # core-finance ran the other tests, and those that say what is missing without them
+    # the readers behind extras, the DBN reader and the Parquet event store, with their extras:
+    # the finance tests that need them (core-finance ran the others, and those that say what
+    # is missing without them)
     "core-finance-readers": (
         ["sekai-core", "sekai-finance[databento,parquet]"],
-        ["tests/finance/lob/test_databento.py", "tests/finance/lob/test_store.py"],
+        ["tests/finance"],
         REFERENCES,
     ),
     "core-vector-finance": (
