@@ -120,3 +120,22 @@ def test_days_choose_a_range_or_a_list(root):
         LobsterReplayEnv(root, step_seconds=1.0, episode_steps=20)
     with pytest.raises(ValueError, match="days= chooses days of a Parquet store"):
         LobsterReplayEnv(days=["2024-01-03"], step_seconds=1.0, episode_steps=20)
+
+
+@pytest.mark.needs("sekai-vector")
+def test_a_batch_of_1024_windows_runs_on_the_store_and_holds_the_days_in_use(root):
+    import sekai
+
+    vec = sekai.make_vec(
+        "LobsterReplay-v0", 1024, messages=root, symbol=SYMBOL, step_seconds=1.0, episode_steps=20
+    )
+    observations, infos = vec.reset(seed=0)
+    in_use = sorted({info["day"] for info in infos})
+    assert observations.shape == (1024, 41) and in_use == list(range(N_DAYS))
+    rng = np.random.default_rng(0)
+    for _ in range(45):  # past two episodes: every window starts again, in a day drawn anew
+        result = vec.step(rng.integers(0, [6, 6, 3], size=(1024, 3)))
+    days = vec.template.terms.days
+    assert days.resident == sorted({info["day"] for info in result.infos})
+    assert np.isfinite(result.observations).all()
+    vec.close()
