@@ -106,18 +106,19 @@ def _normalise(kind, venue, side, price, size, n_ids, out, strict):  # type: ign
     left = np.zeros(n_ids, np.int64)  # lots resting, as far as the events tell
     at = np.zeros(n_ids, np.int64)  # the price it rests at
     on = np.zeros(n_ids, np.int64)  # its side
+    live = np.empty(n_ids, np.int64)  # the resting venue ids, live[:resting], for a clear
+    spot = np.empty(n_ids, np.int64)  # each resting id's place in ``live``
     resting = n = n_slots = 0
     for e in range(len(kind)):
         k, v = kind[e], venue[e]
         if k == CLEAR:
-            if resting:
-                for u in range(n_ids):
-                    if slot_of[u] >= 0:
-                        if write:
-                            _put(out, n, DELETE, slot_of[u], left[u], at[u], on[u], e)
-                        n += 1
-                        slot_of[u], left[u] = -1, 0
-                resting = 0
+            gone = live[:resting][np.argsort(slot_of[live[:resting]])]  # in arrival order
+            for u in gone:
+                if write:
+                    _put(out, n, DELETE, slot_of[u], left[u], at[u], on[u], e)
+                n += 1
+                slot_of[u], left[u] = -1, 0
+            resting = 0
             continue
         if strict and slot_of[v] < 0 and (k == MODIFY or CANCEL <= k <= EXECUTE):
             return n, n_slots, e
@@ -136,7 +137,7 @@ def _normalise(kind, venue, side, price, size, n_ids, out, strict):  # type: ign
                     _put(out, n, DELETE, slot_of[v], left[v], at[v], on[v], e)
                 n += 1
                 slot_of[v], left[v] = -1, 0
-                resting -= 1
+                resting = _leave(live, spot, resting, v)
             if size[e] == 0:
                 continue
             k = ADD
@@ -148,6 +149,7 @@ def _normalise(kind, venue, side, price, size, n_ids, out, strict):  # type: ign
                 _put(out, n, ADD, n_slots, size[e], price[e], side[e], e)
             n += 1
             n_slots += 1
+            live[resting], spot[v] = v, resting
             resting += 1
             continue
         slot = slot_of[v] if k <= EXECUTE else -1
@@ -158,8 +160,16 @@ def _normalise(kind, venue, side, price, size, n_ids, out, strict):  # type: ign
             left[v] = 0 if k == DELETE else max(left[v] - size[e], 0)
             if left[v] == 0:
                 slot_of[v] = -1
-                resting -= 1
+                resting = _leave(live, spot, resting, v)
     return n, n_slots, -1
+
+
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
+def _leave(live, spot, resting, v):  # type: ignore[no-untyped-def]
+    """Take venue id ``v`` off the resting list (its last entry fills the gap); the new count."""
+    last = live[resting - 1]
+    live[spot[v]], spot[last] = last, spot[v]
+    return resting - 1
 
 
 @numba.njit(cache=True, inline="always")  # type: ignore[misc]
