@@ -59,6 +59,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.lob._paths import local_file
 from sekai.finance.lob._replay_stream import first_stranger
 from sekai.finance.lob.events import (
     ADD,
@@ -75,7 +76,7 @@ from sekai.finance.lob.events import (
     TRADE,
     empty,
 )
-from sekai.finance.lob.lobster import _local_file, orderbook_dtype
+from sekai.finance.lob.lobster import orderbook_dtype
 
 PRICE_SCALE = 100_000  # DBN prices are in 1e-9 units, sekai's in 1e-4
 UNDEF_PRICE = 2**63 - 1  # DBN's "no price"
@@ -170,7 +171,7 @@ def read_dbn(
     needs no choice; with several, name one by ``symbol`` (a symbol the file was requested
     with, mapped to instruments by the file's symbology) or by ``instrument_id``.
     """
-    local = _local_file(path)
+    local = local_file(path)
     metadata, records = _records(local, "mbo")
     chosen = _choose(local, metadata, records, symbol, instrument_id)
     if chosen is None:
@@ -189,7 +190,7 @@ def read_dbn_levels(
     orderbook file. Prices are in 1e-4 units; a price off that grid, or a level with volume
     and no price, is a ValueError naming the record. Instruments are chosen as by
     ``read_dbn``."""
-    local = _local_file(path)
+    local = local_file(path)
     metadata, records = _records(local, "mbp-1", "mbp-10")
     chosen = _choose(local, metadata, records, symbol, instrument_id)
     chosen_records = records if chosen is None else records[chosen]
@@ -500,11 +501,11 @@ def _events(path: object, records: NDArray[Any], where: NDArray[np.intp] | None)
         # a day from a full snapshot knows every order: one it does not hold is an error
         stranger = first_stranger(events)
         if stranger >= 0:
-            record = int(kept_at[stranger]) if where is None else int(where[kept_at[stranger]])
+            named = int(kept_at[stranger]) if where is None else int(where[kept_at[stranger]])
             what = KINDS[int(events["kind"][stranger])]
-            order = int(events["order_id"][stranger])
+            unknown = int(events["order_id"][stranger])
             raise ValueError(
-                f"{path}: record {record}: {what} of order {order}, which the book does not "
+                f"{path}: record {named}: {what} of order {unknown}, which the book does not "
                 "hold (the file starts with a snapshot of every order)"
             )
     return events

@@ -36,6 +36,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.lob._paths import local_file
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.events import (
     ADD,
@@ -54,7 +55,6 @@ from sekai.finance.lob.events import (
     check_events,
     midnight,
 )
-from sekai.finance.lob.lobster import _local_file
 
 __all__ = ["MESSAGE_LENGTHS", "read_itch"]
 
@@ -118,7 +118,7 @@ def read_itch(
     if not stock or len(stock) > 8:
         raise ValueError(f"symbol must be 1 to 8 characters, got {symbol!r}")
     day_start = midnight(date) if date is not None else None
-    local = _local_file(path)
+    local = local_file(path)
     if day_start is None:
         day_start = _name_midnight(local.name)
     buffer, size = _read(local)

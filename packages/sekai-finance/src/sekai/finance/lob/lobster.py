@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
+from sekai.finance.lob._paths import local_file
 from sekai.finance.lob._replay_stream import check_rows, check_tick, opening_lots, replay_stream
 from sekai.finance.lob.book import BUY, LEGACY, PUBLIC, SELL, OrderBook
 from sekai.finance.lob.flow import CANCEL, LIMIT, FlowEvents, seed_book
@@ -67,7 +68,7 @@ def read_messages(path: str | os.PathLike[str]) -> NDArray[Any]:
     decompressed by their suffix), with or without a header row. It is checked whole: a bad
     line is a ValueError naming the line (as an editor numbers it) and what is wrong.
     """
-    path = _local_file(path)
+    path = local_file(path)
     raw, first_line = _read_rows(path, 6)
     _raise_at(path, first_line, _message_problem(*raw.T))
     messages = np.empty(len(raw), MESSAGE_DTYPE)
@@ -81,7 +82,7 @@ def read_orderbook(path: str | os.PathLike[str]) -> NDArray[Any]:
     ``ask_price``, ``ask_size``, ``bid_price`` and ``bid_size``, each an array of the N levels
     (best first): ``rows["bid_price"][:, 0]`` is the best bid after each message. An empty
     level has price 0 and size 0. Paths, compression and checks as ``read_messages``."""
-    path = _local_file(path)
+    path = local_file(path)
     raw, first_line = _read_rows(path, None)
     if raw.shape[1] % 4:
         raise ValueError(
@@ -102,24 +103,6 @@ def orderbook_dtype(levels: int) -> np.dtype[Any]:
     return np.dtype(
         [(name, np.int64, (levels,)) for name in ("ask_price", "ask_size", "bid_price", "bid_size")]
     )
-
-
-def _local_file(path: object) -> Path:
-    """``path`` as a local file's Path: URLs and what is not a file are refused here, so no
-    reader ever fetches or guesses."""
-    if not isinstance(path, str | os.PathLike):
-        raise TypeError(f"path must be a str or a path, got {type(path).__name__}")
-    text = os.fspath(path)
-    if not isinstance(text, str):
-        raise TypeError(f"path must be text, got {text!r}")
-    if "://" in text:
-        raise ValueError(f"{text}: not a local path (sekai's readers do not fetch URLs)")
-    local = Path(text)
-    if not local.exists():
-        raise FileNotFoundError(f"{text}: no such file")
-    if not local.is_file():
-        raise ValueError(f"{text}: not a file")
-    return local
 
 
 def _text(path: Path) -> str:

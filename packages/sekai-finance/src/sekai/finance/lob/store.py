@@ -44,6 +44,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.lob._paths import local_file
 from sekai.finance.lob.events import (
     ADD,
     CROSS,
@@ -402,9 +403,8 @@ def _source_events(
 ) -> dict[str, NDArray[Any]]:
     """The events of a supported file, by symbol (each symbol's possibly of several days),
     read by the rules ``convert`` gives."""
-    from sekai.finance.lob.lobster import _local_file
 
-    path = _local_file(source)
+    path = local_file(source)
     name = path.name
     lowered = name.lower()
     if date is not None:
