@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from sekai.finance import BUY, SELL, OrderBook
 from sekai.finance.lob._replay_kernel import replay_levels, replay_record
+from sekai.finance.lob.events import ADD, empty
 from sekai.finance.lob.lobster import EXECUTE, SUBMIT, initial_book, replay, to_events
 
 
@@ -87,3 +88,24 @@ def _opening(seed: int, levels: int) -> tuple[Any, OrderBook, NDArray[np.int64]]
         for tick, volume in book.depth(side, N_TICKS):
             opening[side, tick] = volume
     return file, book, opening
+
+
+@pytest.mark.parametrize("lots", [1_000, 2**30])
+def test_the_narrow_record_is_int32_only_where_every_level_fits(lots: int) -> None:
+    """``narrow`` records the top levels as int32 (half the memory) only where no level can
+    reach 2**31 lots: three bids of 2**30 lots at one tick (over int32's range) read right."""
+    events = empty(4)
+    events["time"] = np.arange(1, 5)
+    events["kind"] = ADD
+    events["order_id"] = np.arange(1, 5)
+    events["side"] = [BUY, BUY, BUY, SELL]
+    events["price"] = [5_000, 5_000, 5_000, 5_100]  # ticks 50 and 51 of 100 units
+    events["size"] = [lots, lots, lots, 7]
+    opening = np.zeros((2, 100), np.int64)
+    narrow = replay_record(events, opening, n_ticks=100, levels=2, narrow=True)
+    wide = replay_record(events, opening, n_ticks=100, levels=2)
+    assert wide.top.dtype == np.int64
+    assert narrow.top.dtype == (np.int32 if 3 * lots < 2**31 else np.int64)
+    assert narrow.top[4, BUY, 0].tolist() == [50, 3 * lots]
+    assert narrow.top[4, SELL, 0].tolist() == [51, 7]
+    assert np.array_equal(narrow.top, wide.top)

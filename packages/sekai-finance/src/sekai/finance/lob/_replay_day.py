@@ -82,10 +82,13 @@ class ReplayDay:
             levels=levels,
             orderbook=orderbook,
             checked=checked,
+            narrow=True,
         )
         self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
         self.time = stream.time
-        self.kinds, self.sides, self.ticks = record.kinds, record.sides, record.ticks
+        # copies: the stream's kinds and sides are rows of one block of six, freed with it
+        self.kinds, self.sides = record.kinds.copy(), record.sides.copy()
+        self.ticks = record.ticks
         self.top = record.top
         self.lots = np.where(record.kinds == EXECUTE_HIDDEN, stream.sizes, record.lots)
         self.arrival = record.arrival

@@ -97,12 +97,15 @@ def replay_record(
     levels: int = 1,
     orderbook: NDArray[Any] | None = None,
     checked: NDArray[np.bool_] | None = None,
+    narrow: bool = False,
 ) -> ReplayRecord:
     """Replay ``messages`` on the ``opening`` lots as ``replay_levels`` does, and record per
     message what a virtual order in the queue needs: the lots it moved, the arrival of the
     order it names, the top ``levels`` levels before it (row n: after the last) and the
-    reconciliation's corrections after it."""
-    return _run(messages, opening, n_ticks, tick, price_offset, levels, orderbook, checked)[0]
+    reconciliation's corrections after it. ``narrow``: the top levels as int32 (half the
+    memory) where no level can reach 2**31 lots (see ``_top_dtype``), else int64."""
+    arguments = (n_ticks, tick, price_offset, levels, orderbook, checked, narrow)
+    return _run(messages, opening, *arguments)[0]
 
 
 def _run(
@@ -114,12 +117,14 @@ def _run(
     levels: int,
     orderbook: NDArray[Any] | None,
     checked: NDArray[np.bool_] | None = None,
+    narrow: bool = False,
 ) -> tuple[ReplayRecord, NDArray[np.int64], int]:
     """The record, the lots per (side, tick) at the end, and the unmatched messages."""
     stream = messages if isinstance(messages, ReplayStream) else replay_stream(messages)
     ticks = stream_ticks(stream, tick, price_offset, n_ticks)
     n = len(stream)
-    top = np.empty((n + 1, 2, levels, 2), np.int64)
+    dtype = _top_dtype(stream, opening, orderbook) if narrow else np.int64
+    top = np.empty((n + 1, 2, levels, 2), dtype)
     volume = np.array(opening, np.int64)[:, :, None].copy()  # the engine's one-book case
     bids, asks = np.flatnonzero(opening[BUY]), np.flatnonzero(opening[SELL])
     best = np.array([[bids[-1] if len(bids) else -1, asks[0] if len(asks) else n_ticks]], np.int64)
@@ -162,6 +167,20 @@ def _run(
         fixes[:n_fixes].copy(),
     )
     return record, volume[:, :, 0], int(unmatched)
+
+
+def _top_dtype(
+    stream: ReplayStream, opening: NDArray[np.int64], orderbook: NDArray[Any] | None
+) -> type[np.signedinteger[Any]]:
+    """int32 if every tick and every level's lots fit in it, else int64. A level never holds
+    more than the opening book's lots, the largest size a row shows (a reconciliation sets a
+    level to its row's size, or cancels) and every submission's lots together."""
+    bound = float(opening.sum(dtype=np.float64))
+    bound += float(stream.sizes[stream.kinds == SUBMIT].sum(dtype=np.float64))
+    if orderbook is not None and len(orderbook):
+        bound += max(float(orderbook[f"{name}_size"].max()) for name in ("bid", "ask"))
+    limit = np.iinfo(np.int32).max
+    return np.int32 if bound <= limit and opening.shape[1] <= limit else np.int64
 
 
 def _rows(

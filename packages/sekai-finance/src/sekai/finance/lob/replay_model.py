@@ -365,7 +365,7 @@ class ReplayModel:
     def view(self, a: int) -> TraderView:
         """Agent a's view in every window: the book it sees, its account and orders now."""
         levels = self.terms.market.book_levels
-        top = self.terms.days.top[self._seen(a)]
+        top = self.terms.days.top[self._seen(a)].astype(np.int64)  # int32 on a narrow tape
         orders = self.orders[:, a]
         return TraderView(
             top[:, BUY, :levels, 0],
