@@ -139,3 +139,18 @@ def test_a_batch_of_1024_windows_runs_on_the_store_and_holds_the_days_in_use(roo
     assert days.resident == sorted({info["day"] for info in result.infos})
     assert np.isfinite(result.observations).all()
     vec.close()
+
+
+def test_a_day_that_fails_to_load_leaves_the_tape_as_it_was(root):
+    env = LobsterReplayEnv(root, symbol=SYMBOL, step_seconds=1.0, episode_steps=20)
+    days = env.terms.days
+    env.reset(options={"day": 1, "start": 0})
+    before = (days.resident, days.firsts.copy(), days.kinds.copy())
+    broken = root / f"symbol={SYMBOL}" / "date=2024-01-04" / "events.parquet"
+    broken.write_bytes(b"not parquet")
+    with pytest.raises(ValueError, match=r"^day 2: .*date=2024-01-04.*not readable as Parquet"):
+        env.reset(options={"day": 2, "start": 0})
+    assert days.resident == before[0] and np.array_equal(days.firsts, before[1])
+    assert np.array_equal(days.kinds, before[2])
+    _, info = env.reset(options={"day": 0, "start": 0})  # the env goes on
+    assert info["day"] == 0 and days.resident == [0]

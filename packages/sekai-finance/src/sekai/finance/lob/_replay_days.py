@@ -140,12 +140,13 @@ class ReplayDays:
         if not self._loaders or wanted == self.resident:
             return None
         before = self.firsts.copy()
-        for d in set(self._replayed) - set(wanted):
-            del self._replayed[d]
+        replayed = {d: self._replayed[d] for d in wanted if d in self._replayed}
         for d in wanted:
-            if d not in self._replayed:
+            if d not in replayed:
                 with _naming(d, self.dates[d], True):
-                    self._replayed[d] = self._loaders[d]()
+                    replayed[d] = self._loaders[d]()
+        # only now, every day replayed: a day that fails to load leaves the tape as it was
+        self._replayed = replayed
         self._join()
         return np.where((before >= 0) & (self.firsts >= 0), self.firsts - before, 0)
 
