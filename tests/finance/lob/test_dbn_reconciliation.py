@@ -352,3 +352,36 @@ def test_the_real_mbp10_rows_align_to_the_real_mbo_events_by_time():
     assert replay.fix_lots.sum() == levels.rows[0]["bid_size"].sum() + (
         levels.rows[0]["ask_size"].sum()
     )
+
+
+# -- a timestamp whose last event makes no replay message --------------------------------------
+def test_a_timestamp_ending_in_a_modify_that_changes_nothing_is_still_checked():
+    """A packet whose last record is a modify that changes nothing (no replay message): the
+    book after the packet is still checked against its row. Here the row shows 100 lots more
+    than the packet's orders; they come in as legacy volume after the packet's add, not one
+    timestamp late."""
+    from sekai.finance.lob.databento import DbnLevels
+    from sekai.finance.lob.events import ADD, EVENT_DTYPE, MODIFY
+    from sekai.finance.lob.lobster import orderbook_dtype
+
+    t = 1_704_187_800_000_000_000
+    events = np.array(
+        [
+            (t, ADD, 1, BUY, 100_000, 5, 0),
+            (t, ADD, 2, SELL, 100_100, 5, 0),
+            (t + 10, ADD, 3, BUY, 100_000, 7, 0),
+            (t + 10, MODIFY, 3, BUY, 100_000, 7, 0),  # the same price and size: no message
+            (t + 20, ADD, 4, SELL, 100_200, 1, 0),
+        ],
+        EVENT_DTYPE,
+    )
+    rows = np.zeros(3, orderbook_dtype(1))
+    rows["bid_price"], rows["ask_price"] = 100_000, 100_100
+    rows["bid_size"][:, 0], rows["ask_size"] = [5, 112, 112], 5
+    levels = DbnLevels(np.array([t, t + 10, t + 20]), np.arange(3), rows)
+    replay = ReplayDay(events, orderbook=levels, levels=1)
+    # messages: the three adds before the modify, then the last add
+    assert replay.top[1:, BUY, 0].tolist() == [[1000, 5], [1000, 5], [1000, 112], [1000, 112]]
+    assert reconciled_at(replay) == [2]
+    assert replay.fix_lots.tolist() == [100] and replay.fix_arrival.tolist() == [-1]
+    assert replay.reconciliations == 1
