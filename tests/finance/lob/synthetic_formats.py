@@ -28,6 +28,10 @@ documented rules:
   of the rest (``CANCEL``); and each event's last record carries ``F_LAST`` where the next
   event has another time (the events of one time are one venue packet), read as ``LAST``.
 
+``mbp10_records`` derives from MBO records the MBP-10 records Databento would publish for
+them (the top ten levels after each update and trade), ``derive_mbp10`` writes an MBO file's
+as an MBP-10 file, the depth file an MBO replay is reconciled with.
+
 ``top_levels_after_each`` and ``apply_event`` replay events into an ``OrderBook`` for the
 book comparison.
 """
@@ -373,9 +377,9 @@ def write_itch(events: NDArray[Any], path: str | os.PathLike[str], symbol: str) 
     return path
 
 
-def dbn_metadata(symbol: str, date: datetime.date) -> Any:
-    """The DBN metadata of a day's MBO file of ``symbol`` (instrument ``INSTRUMENT_ID``,
-    mapped for ``date``), as ``databento_dbn.Metadata``."""
+def dbn_metadata(symbol: str, date: datetime.date, schema: str = "mbo") -> Any:
+    """The DBN metadata of a day's file of ``schema`` ("mbo", "mbp-10") of ``symbol``
+    (instrument ``INSTRUMENT_ID``, mapped for ``date``), as ``databento_dbn.Metadata``."""
     import databento_dbn as dbn
 
     start = midnight(date)
@@ -388,7 +392,7 @@ def dbn_metadata(symbol: str, date: datetime.date) -> Any:
         end=start + DAY,
         stype_in=dbn.SType.RAW_SYMBOL,
         stype_out=dbn.SType.INSTRUMENT_ID,
-        schema=dbn.Schema.MBO,
+        schema=dbn.Schema.from_str(schema),
         symbols=[symbol],
         mappings=[SimpleNamespace(raw_symbol=symbol, intervals=[interval])],
     )
@@ -447,11 +451,18 @@ def write_dbn_mbo(
     """``events`` (of ``date``) as a Databento MBO file of ``symbol`` at ``path``, with
     databento-dbn's own record classes (``dbn_records``, ``dbn_metadata``): plain DBN, or
     Zstandard-compressed through its ``Transcoder`` if ``path`` ends in ``.zst``; ``path``."""
-    import databento_dbn as dbn
-
     _check_writable(events, "DBN")
     _clocks(events, date, "DBN")
-    plain = bytes(dbn_metadata(symbol, date)) + b"".join(map(bytes, dbn_records(events)))
+    return _write_dbn(dbn_metadata(symbol, date), dbn_records(events), path)
+
+
+def _write_dbn(metadata: Any, records: list[Any], path: str | os.PathLike[str]) -> Path:
+    """``metadata`` and ``records`` (databento-dbn's objects) as a DBN file at ``path``:
+    plain, or Zstandard-compressed through databento-dbn's ``Transcoder`` if it ends in
+    ``.zst``; ``path``."""
+    import databento_dbn as dbn
+
+    plain = bytes(metadata) + b"".join(map(bytes, records))
     path = Path(path)
     if path.suffix != ".zst":
         path.write_bytes(plain)
@@ -463,6 +474,139 @@ def write_dbn_mbo(
     transcoder.finish()
     path.write_bytes(out.getvalue())
     return path
+
+
+def read_dbn_records(path: str | os.PathLike[str]) -> list[Any]:
+    """The records of a DBN file (plain or ``.zst``), decoded by databento-dbn's own
+    ``DBNDecoder`` (the metadata left out)."""
+    import databento_dbn as dbn
+
+    path = Path(path)
+    compression = dbn.Compression.ZSTD if path.suffix == ".zst" else dbn.Compression.NONE
+    decoder = dbn.DBNDecoder(compression=compression)
+    decoder.write(path.read_bytes())
+    return [r for r in decoder.decode() if not isinstance(r, dbn.Metadata)]
+
+
+MBP_DEPTH = 10  # levels an MBP-10 record shows
+
+
+def mbp10_records(mbo: list[Any]) -> list[Any]:
+    """The MBP-10 records (``databento_dbn.MBP10Msg``) Databento derives from ``mbo``, one
+    instrument's MBO records in order, by its documented rule for the schema ("every order
+    book event across the top ten price levels ... includes every trade"): the records are
+    applied to a book of orders by id (``A`` rests an order, ``C`` takes its size off it,
+    ``M`` moves it to a new price and size, ``R`` clears the book; ``F`` and ``T`` change
+    nothing) and there is one MBP-10 record after each record that changes the top ten
+    levels of a side, and after each trade print ``T``. A fill ``F`` has none (MBP has no
+    fill action: the book changes by the cancel that follows it), and neither has a change
+    deeper than the tenth level. Each carries the MBO record's ``ts_event``, ``ts_recv``,
+    ``sequence``, action, side, price and size, the ``depth`` of its price (levels better
+    than it on its side; a trade's: on the resting side), and the top ten levels then:
+    price, size and order count per side, best first, ``UNDEF_PRICE`` and 0 past the last
+    level. ``F_LAST`` marks each packet's last MBP-10 record (the packets are the MBO's:
+    up to a record with ``F_LAST``)."""
+    import databento_dbn as dbn
+
+    orders: dict[int, tuple[str, int, int]] = {}  # id -> side ("B"/"A"), price, size
+    book: dict[str, dict[int, list[int]]] = {"B": {}, "A": {}}  # side -> price -> [size, count]
+
+    def change(side: str, price: int, size: int, count: int) -> None:
+        level = book[side].setdefault(price, [0, 0])
+        level[0] += size
+        level[1] += count
+        if not level[1]:
+            del book[side][price]
+
+    def top(side: str) -> list[tuple[int, int, int]]:
+        prices = sorted(book[side], reverse=side == "B")[:MBP_DEPTH]
+        return [(p, *book[side][p]) for p in prices]
+
+    def depth(side: str, price: int) -> int:
+        better = (lambda p: p > price) if side == "B" else (lambda p: p < price)
+        return sum(map(better, book[side]))
+
+    out: list[Any] = []
+    packet_start = 0  # the first MBP-10 record of the current packet
+    for record in mbo:
+        action, side = str(record.action), str(record.side)
+        before = (top("B"), top("A"))
+        if action == "A":
+            orders[record.order_id] = (side, record.price, record.size)
+            change(side, record.price, record.size, 1)
+        elif action == "C":
+            if record.order_id not in orders:
+                raise ValueError(f"mbp10_records: a cancel of order {record.order_id}, not resting")
+            side, price, size = orders[record.order_id]
+            cut = min(record.size, size)
+            left = size - cut
+            change(side, price, -cut, 0 if left else -1)
+            if left:
+                orders[record.order_id] = (side, price, left)
+            else:
+                del orders[record.order_id]
+        elif action == "M":
+            if record.order_id in orders:
+                old_side, price, size = orders.pop(record.order_id)
+                change(old_side, price, -size, -1)
+            if record.size:
+                orders[record.order_id] = (side, record.price, record.size)
+                change(side, record.price, record.size, 1)
+        elif action == "R":
+            orders.clear()
+            book["B"].clear()
+            book["A"].clear()
+        elif action not in "FTN":
+            raise ValueError(f"mbp10_records: unknown MBO action {action!r}")
+        after = (top("B"), top("A"))
+        if action == "T" or (action in "ACMR" and after != before):
+            resting = {"B": "A", "A": "B"}.get(side, "B") if action == "T" else side
+            levels = []
+            bids, asks = after
+            for k in range(MBP_DEPTH):
+                bid = bids[k] if k < len(bids) else (dbn.UNDEF_PRICE, 0, 0)
+                ask = asks[k] if k < len(asks) else (dbn.UNDEF_PRICE, 0, 0)
+                levels.append(dbn.BidAskPair(bid[0], ask[0], bid[1], ask[1], bid[2], ask[2]))
+            out.append(
+                dbn.MBP10Msg(
+                    record.publisher_id,
+                    record.instrument_id,
+                    record.ts_event,
+                    record.price,
+                    record.size,
+                    record.action,
+                    record.side,
+                    0 if action == "R" else min(depth(resting, record.price), MBP_DEPTH - 1),
+                    record.ts_recv,
+                    flags=record.flags & ~LAST,
+                    sequence=record.sequence,
+                    levels=levels,
+                )
+            )
+        if record.flags & LAST:
+            if len(out) > packet_start:
+                out[-1].flags = out[-1].flags | LAST
+            packet_start = len(out)
+    return out
+
+
+def write_dbn_mbp10(
+    records: list[Any], path: str | os.PathLike[str], symbol: str, date: datetime.date
+) -> Path:
+    """MBP-10 ``records`` (``mbp10_records``'s, possibly altered) as a Databento MBP-10 file
+    of ``symbol`` on ``date`` at ``path`` (Zstandard-compressed if it ends in ``.zst``)."""
+    return _write_dbn(dbn_metadata(symbol, date, "mbp-10"), records, path)
+
+
+def derive_mbp10(
+    mbo_path: str | os.PathLike[str],
+    path: str | os.PathLike[str],
+    symbol: str = SYMBOL,
+    date: datetime.date = DATE,
+) -> Path:
+    """The MBP-10 file Databento derives from the MBO file at ``mbo_path`` (its records
+    decoded by databento-dbn, ``mbp10_records``), written at ``path``; ``path``."""
+    return write_dbn_mbp10(mbp10_records(read_dbn_records(mbo_path)), path, symbol, date)
 
 
 def write_day(

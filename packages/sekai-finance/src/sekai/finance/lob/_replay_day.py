@@ -169,7 +169,7 @@ def load_day(messages: Any, orderbook: Any, symbol: str | None = None) -> Loaded
     from sekai.finance.lob.databento import DbnLevels
 
     if isinstance(orderbook, DbnLevels):
-        rows, checked = rows_by_time(events["time"], orderbook.time, orderbook.rows)
+        rows, checked = rows_by_time(events["time"], orderbook.time, orderbook.rows, stream.source)
         return LoadedDay(stream, rows, checked)
     return LoadedDay(stream, orderbook, None)
 

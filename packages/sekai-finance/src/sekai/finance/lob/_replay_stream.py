@@ -255,15 +255,27 @@ def opening_lots(
 
 
 def rows_by_time(
-    event_times: NDArray[np.int64], row_times: NDArray[np.int64], rows: NDArray[Any]
+    event_times: NDArray[np.int64],
+    row_times: NDArray[np.int64],
+    rows: NDArray[Any],
+    source: NDArray[np.int64] | None = None,
 ) -> tuple[NDArray[Any], NDArray[np.bool_]]:
     """Level rows stamped with their own times (Databento's MBP-1 and MBP-10, one per update)
     as one row per event, and which events to check against theirs: the last event of each
     timestamp (the rows show the book between a venue's packets, not inside one), once a row
-    has come. Each such event gets the last row stamped at or before its time."""
+    has come. Each event gets the last row stamped at or before its time. Given the stream's
+    ``source`` (the event of each replay message), the last event of a timestamp that makes
+    a message: the replay checks the book after a message, and an event that makes none (a
+    modify that changes nothing) would take its timestamp's check with it."""
     if len(row_times) and (np.diff(row_times) < 0).any():
         raise ValueError("the level rows' times go backwards")
     last = np.searchsorted(row_times, event_times, side="right") - 1
     checked = last >= 0
-    checked[:-1] &= event_times[1:] != event_times[:-1]
+    moving = np.arange(len(event_times)) if source is None else np.unique(source)
+    times = event_times[moving]
+    ends = np.ones(len(moving), np.bool_)
+    ends[:-1] = times[1:] != times[:-1]
+    ending = np.zeros(len(event_times), np.bool_)
+    ending[moving[ends]] = True
+    checked &= ending
     return rows[np.maximum(last, 0)], checked
