@@ -29,7 +29,8 @@ nox.options.error_on_missing_interpreters = True
 # suite (slow tests, and those needing several optional extras at once); `tests` (the editable
 # workspace) and `sb3` are quicker loops for development, run by name. `ray` starts a local Ray.
 # `learning` trains PPO on every finance setting of docs/learning.md at a small budget (about a
-# minute). `browser` (headless Chromium) is not in the list: CI runs it by name once chromium is
+# minute). `oracle` checks the replay's fills against hftbacktest, order by order (about 20 s).
+# `browser` (headless Chromium) is not in the list: CI runs it by name once chromium is
 # there.
 nox.options.sessions = [
     "lint",
@@ -41,6 +42,7 @@ nox.options.sessions = [
     "docs",
     "ray",
     "learning",
+    "oracle",
 ]
 
 ROOT = Path(__file__).parent
@@ -194,7 +196,7 @@ def _install_built(session: nox.Session, specs: list[str]) -> None:
 def tests(session: nox.Session) -> None:
     """The whole test suite against the editable workspace (stable-baselines3: `installs`)."""
     _sync(session)
-    absent = "stable-baselines3,ray,pygame"  # pygame: the render session
+    absent = "stable-baselines3,ray,pygame,hftbacktest"  # pygame: render; hftbacktest: oracle
     session.run("pytest", *PARALLEL, *session.posargs, env={"SEKAI_TEST_ABSENT": absent})
 
 
@@ -208,7 +210,7 @@ def installs(session: nox.Session, install_set: str) -> None:
     session.run("python", "tests/integration/import_check.py")  # before the test tools
     if tools:
         session.install(*tools)
-    names = [*PACKAGES, *OPTIONAL, "sekai-demo-plugin", "sekai-demo-backend"]
+    names = [*PACKAGES, *OPTIONAL, "sekai-demo-plugin", "sekai-demo-backend", "hftbacktest"]
     absent = _absent(session, names)
     if "sekai-vector" in absent:
         session.run("python", "tests/integration/slim_check.py")
@@ -247,6 +249,15 @@ def sb3(session: nox.Session) -> None:
     session.run(
         "pytest", "-p", "no:cacheprovider", "-m", "slow or not slow", *tests, *session.posargs
     )
+
+
+@nox.session(python="3.11")
+def oracle(session: nox.Session) -> None:
+    """LobsterReplay-v0's fills against hftbacktest's L3 FIFO queue model, order by order
+    (tests/oracle). hftbacktest is the dependency group `oracle`, locked and pinned (the tests
+    count the disagreements exactly), installed by this session only: never by an install set."""
+    _sync(session, "--group", "oracle")
+    session.run("pytest", "-p", "no:cacheprovider", "tests/oracle", *session.posargs)
 
 
 @nox.session(python="3.11")

@@ -31,6 +31,7 @@ _PATH_NEEDS: dict[str, tuple[str, ...]] = {  # paths under tests/ -> what import
     "finance/lob/test_lob_vec.py": ("sekai-vector",),
     "finance/test_simulated_markets.py": ("sekai-vector",),
     "compat": ("sekai-compat",),
+    "oracle": ("sekai-finance", "hftbacktest"),  # the outside oracle: nox -s oracle
     "spec": (
         "sekai-vector",
         "sekai-finance",

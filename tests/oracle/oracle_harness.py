@@ -1,0 +1,271 @@
+"""The same agent limit orders through sekai's replay kernel (what ``LobsterReplay-v0``
+steps) and through hftbacktest's L3 FIFO backtest, order by order: see test_hftbacktest_fills."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from typing import Any
+
+import hftbacktest as hbt
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.finance.lob._replay_windows import CANCEL_ORDER, KEEP_ORDER, NO_MARKET, step_windows
+from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob.events import EXECUTE, PRICE_UNITS
+from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
+from sekai.finance.lob.replay_model import ReplayModel, build_terms
+
+GTX, LIMIT = hbt.GTX, hbt.LIMIT  # post-only limit orders, as the env's
+TICK = 100  # price units a tick: one cent
+NEW, CANCEL = 0, 1
+
+
+@dataclasses.dataclass
+class Schedule:
+    """Instructions, in time order: at the agent's (local) time ``time`` (ns), a NEW order
+    ``order`` on ``side`` at ``tick`` or the CANCEL of order ``order``; both reach the exchange
+    ``entry_latency`` later."""
+
+    time: NDArray[np.int64]
+    what: NDArray[np.int64]
+    side: NDArray[np.int64]
+    tick: NDArray[np.int64]
+    order: NDArray[np.int64]
+    seen: NDArray[np.int64]  # (n, 2): the best bid and ask tick the agent saw (-1: none)
+
+
+def make_terms(events: NDArray[Any], order_size: int) -> Any:
+    return build_terms(
+        1,
+        messages=events,
+        orderbook=None,
+        symbol=None,
+        days=None,
+        tick=TICK,
+        price_offset=0,
+        n_ticks=None,
+        step_seconds=1.0,
+        episode_steps=1,
+        order_size=order_size,
+        max_inventory=10**9,
+        initial_cash=1e9,
+        book_levels=1,
+        last_trades=0,
+        maker_fee=0.0,
+        taker_fee=0.0,
+        entry_latency=0.0,
+        data_latency=0.0,
+        sampler=None,
+    )
+
+
+def random_schedule(
+    events: NDArray[Any],
+    terms: Any,
+    rng: np.random.Generator,
+    *,
+    step: int,
+    entry_latency: int,
+    feed_latency: int,
+    offsets: tuple[int, ...] = (-1, 0, 0, 1, 2),
+    chance: float = 0.4,
+    longest: int = 10,
+) -> Schedule:
+    """Orders at random steps of ``step`` ns from the first event, random sides and offsets
+    (ticks behind the best the agent sees, -1: one better; the env's improve, join, one and two
+    ticks behind), each cancelled after 1 to ``longest`` steps; one order a side at a time, and
+    a step between two. The agent sees the book of ``feed_latency``
+    ago; an order reaching a halted book or none of its side's book is not sent."""
+    days = terms.days
+    times = events["time"]
+    top, halted = days.top, days.halted
+    first, last = int(times[0]), int(times[-1])
+    rows: list[tuple[int, int, int, int, int, int, int]] = []
+    free = [0, 0]  # per side, the first step a new order may start
+    order = 0
+    n_steps = (last - first) // step - longest - 2
+    for j in range(1, n_steps):
+        now = first + j * step
+        arrives = now + entry_latency
+        if (times == arrives).any():
+            continue  # a tie between an order and an event: the two orders differ, skip it
+        seen = int(np.searchsorted(times, now - feed_latency, "right"))
+        at = int(np.searchsorted(times, arrives, "right"))
+        bid, ask = int(top[seen, BUY, 0, 0]), int(top[seen, SELL, 0, 0])
+        for side in rng.permutation(2):
+            if j < free[side] or rng.random() >= chance or halted[at]:
+                continue
+            best = bid if side == BUY else ask
+            if best < 0:
+                continue
+            offset = int(rng.choice(offsets))
+            tick = best - offset if side == BUY else best + offset
+            life = int(rng.integers(1, longest + 1))
+            rows.append((now, NEW, side, tick, order, 0, 0))
+            end = now + life * step
+            if (times == end + entry_latency).any():
+                end += 1  # no tie for the cancel either
+            rows.append((end, CANCEL, side, tick, order, 0, 0))
+            free[side] = j + life + 1
+            order += 1
+    rows.sort(key=lambda r: (r[0], r[1] == NEW))  # cancels first at one time
+    a = np.array(rows, np.int64).reshape(-1, 7)
+    seen_at = np.searchsorted(times, a[:, 0] - feed_latency, "right")
+    return Schedule(a[:, 0], a[:, 1], a[:, 2], a[:, 3], a[:, 4], top[seen_at, :, 0, 0].copy())
+
+
+Fills = dict[int, list[tuple[int, int, int]]]  # per order: (exchange time ns, tick, lots)
+
+
+def sekai_fills(
+    events: NDArray[Any], terms: Any, schedule: Schedule, entry_latency: int
+) -> tuple[Fills, dict[int, list[int]]]:
+    """Per order, its fills in sekai's replay kernel (``step_windows``, what LobsterReplay-v0
+    steps), and the index of the message that made each: the day's messages one at a time,
+    each instruction reaching the book after every message stamped up to its time plus
+    ``entry_latency``."""
+    model = ReplayModel(terms, 1)
+    model.reset(np.array([0]), [{"start": 0}], np.random.default_rng(0))
+    model.cursor[0] = 0
+    times = events["time"]
+    live = [-1, -1]  # the order resting on each side (as sent)
+    fills: Fills = {int(o): [] for o in schedule.order}
+    made: dict[int, list[int]] = {int(o): [] for o in schedule.order}
+    arrive = np.searchsorted(times, schedule.time + entry_latency, "right")
+    i, n = 0, len(schedule.time)
+    keep, market = np.array([[KEEP_ORDER]]), np.array([[NO_MARKET]])
+    for k in range(len(times)):
+        bid, ask = keep, keep
+        while i < n and arrive[i] == k:
+            side, what, order = schedule.side[i], schedule.what[i], int(schedule.order[i])
+            i += 1
+            if what == CANCEL and live[side] != order:
+                continue  # filled already
+            live[side] = order if what == NEW else -1
+            value = np.array([[schedule.tick[i - 1] if what == NEW else CANCEL_ORDER]])
+            bid, ask = (value, ask) if side == BUY else (bid, value)
+        instructions = (np.array([[k]]), bid, ask, market)
+        step_windows(model._tape, np.array([k + 1]), instructions, model._terms, model.state)
+        for _, side, tick, lots, maker in model.fill_log(0):
+            assert maker == 1  # the agent sends no market orders
+            fills[live[side]].append((int(times[k]), int(tick), int(lots)))
+            made[live[side]].append(k)
+            if model.orders[0, 0, side, 0] < 0:
+                live[side] = -1
+    return fills, made
+
+
+@numba.njit
+def _drive(bt, time, what, side, price, order, size, end, out_seen):  # type: ignore[no-untyped-def]
+    bt.elapse(1)  # the clock starts at the first event (before: no time at all)
+    for i in range(len(time)):
+        now = bt.current_timestamp
+        if time[i] > now:
+            bt.elapse(time[i] - now)
+        depth = bt.depth(0)
+        out_seen[i, 0] = depth.best_bid_tick
+        out_seen[i, 1] = depth.best_ask_tick
+        if what[i] == 0:
+            if side[i] == 0:
+                bt.submit_buy_order(0, order[i], price[i], size, GTX, LIMIT, False)
+            else:
+                bt.submit_sell_order(0, order[i], price[i], size, GTX, LIMIT, False)
+        else:
+            bt.cancel(0, order[i], False)
+    now = bt.current_timestamp
+    if end > now:
+        bt.elapse(end - now)
+
+
+def hftbacktest_fills(
+    data: NDArray[Any],
+    schedule: Schedule,
+    *,
+    entry_latency: int,
+    response_latency: int,
+    order_size: int,
+) -> tuple[Fills, NDArray[np.int64]]:
+    """Per order, its fills in hftbacktest's L3 FIFO backtest (no partial fills: its only L3
+    exchange), and the best bid and ask tick its strategy saw at each instruction."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        asset = (
+            hbt.BacktestAsset()
+            .data(data)
+            .linear_asset(1.0)
+            .constant_latency(entry_latency, response_latency)
+            .l3_fifo_queue_model()
+            .no_partial_fill_exchange()
+            .trading_value_fee_model(0.0, 0.0)
+            .tick_size(TICK / PRICE_UNITS)
+            .lot_size(1.0)
+        )
+    bt = hbt.HashMapMarketDepthBacktest([asset])
+    seen = np.zeros((len(schedule.time), 2), np.int64)
+    price = schedule.tick * (TICK / PRICE_UNITS)
+    end = int(schedule.time[-1]) + entry_latency + response_latency + 1
+    _drive(
+        bt,
+        schedule.time,
+        schedule.what,
+        schedule.side,
+        price,
+        schedule.order,
+        float(order_size),
+        end,
+        seen,
+    )
+    fills: Fills = {int(o): [] for o in schedule.order}
+    orders = bt.orders(0)
+    for o in fills:
+        got = orders.get(o)
+        if got is not None and got.status == hbt.FILLED:
+            fills[o].append((int(got.exch_timestamp), int(got.exec_price_tick), int(got.exec_qty)))
+    bt.close()
+    return fills, seen
+
+
+def differences(
+    terms: Any,
+    schedule: Schedule,
+    ours: Fills,
+    made: dict[int, list[int]],
+    theirs: Fills,
+    order_size: int,
+) -> dict[str, list[int]]:
+    """The orders whose fills differ, by the rule that explains each (see the test module);
+    "unexplained" for the rest."""
+    tape_kinds, tape_ticks, top = terms.days.kinds, terms.days.ticks, terms.days.top
+    sent = {int(o): i for i, o in enumerate(schedule.order) if schedule.what[i] == NEW}
+    found: dict[str, list[int]] = {}
+    for order, mine in ours.items():
+        other = theirs[order]
+        if mine == other:
+            continue
+        side, tick = int(schedule.side[sent[order]]), int(schedule.tick[sent[order]])
+        better = (lambda a, b: a > b) if side == BUY else (lambda a, b: a < b)
+        why = "unexplained"
+        if mine and other == [(mine[0][0], mine[0][1], order_size)] and order_size > 1:
+            why = "no partial fills"
+        elif mine and (not other or other[0][0] > mine[0][0]):
+            k = made[order][0]
+            through = better(tick, int(tape_ticks[k]))  # executed at a worse price than it
+            if through and tape_kinds[k] == EXECUTE_HIDDEN:
+                why = "hidden execution"
+            elif through and tape_kinds[k] == EXECUTE and better(tick, int(top[k, side, 0, 0])):
+                start = k  # the first execution of the sweep (the run of executions at one time)
+                while start > 0 and tape_kinds[start - 1] == EXECUTE and same_time(terms, start):
+                    start -= 1
+                inside = better(tick, int(top[start, side, 0, 0]))
+                why = "inside the spread" if inside else "sweep through its level"
+        found.setdefault(why, []).append(order)
+    return found
+
+
+def same_time(terms: Any, k: int) -> bool:
+    """Whether message k has the time of message k - 1."""
+    time = terms.days[0].time
+    return bool(time[k] == time[k - 1])
