@@ -453,18 +453,20 @@ def write_dbn_mbo(
     Zstandard-compressed through its ``Transcoder`` if ``path`` ends in ``.zst``; ``path``."""
     _check_writable(events, "DBN")
     _clocks(events, date, "DBN")
-    return _write_dbn(dbn_metadata(symbol, date), dbn_records(events), path)
+    return write_dbn_file(dbn_metadata(symbol, date), dbn_records(events), path)
 
 
-def _write_dbn(metadata: Any, records: list[Any], path: str | os.PathLike[str]) -> Path:
+def write_dbn_file(
+    metadata: Any, records: list[Any], path: str | os.PathLike[str], *, zstd: bool | None = None
+) -> Path:
     """``metadata`` and ``records`` (databento-dbn's objects) as a DBN file at ``path``:
-    plain, or Zstandard-compressed through databento-dbn's ``Transcoder`` if it ends in
-    ``.zst``; ``path``."""
+    plain, or Zstandard-compressed through databento-dbn's ``Transcoder`` if ``zstd`` (by
+    default: if the name ends in ``.zst``); ``path``."""
     import databento_dbn as dbn
 
     plain = bytes(metadata) + b"".join(map(bytes, records))
     path = Path(path)
-    if path.suffix != ".zst":
+    if not (path.suffix == ".zst" if zstd is None else zstd):
         path.write_bytes(plain)
         return path
     out = io.BytesIO()
@@ -595,7 +597,7 @@ def write_dbn_mbp10(
 ) -> Path:
     """MBP-10 ``records`` (``mbp10_records``'s, possibly altered) as a Databento MBP-10 file
     of ``symbol`` on ``date`` at ``path`` (Zstandard-compressed if it ends in ``.zst``)."""
-    return _write_dbn(dbn_metadata(symbol, date, "mbp-10"), records, path)
+    return write_dbn_file(dbn_metadata(symbol, date, "mbp-10"), records, path)
 
 
 def derive_mbp10(

@@ -5,7 +5,6 @@ checked on a known-answer day (replayed into an OrderBook), and every bad input 
 from __future__ import annotations
 
 import datetime as dt
-import io
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from synthetic_formats import write_dbn_file
 
 from sekai.finance import BUY, SELL, OrderBook
 from sekai.finance.lob.events import (
@@ -99,19 +99,7 @@ def mbo(
 
 def write_dbn(path: Path, records: list, *, head=None, zstd: bool = False) -> Path:
     """A DBN file of ``records`` (plain, or Zstandard through databento-dbn's Transcoder)."""
-    import databento_dbn as dbn
-
-    plain = bytes(metadata() if head is None else head) + b"".join(map(bytes, records))
-    if not zstd:
-        path.write_bytes(plain)
-        return path
-    out = io.BytesIO()
-    transcoder = dbn.Transcoder(out, dbn.Encoding.DBN, dbn.Compression.ZSTD)
-    transcoder.write(plain)
-    transcoder.flush()
-    transcoder.finish()
-    path.write_bytes(out.getvalue())
-    return path
+    return write_dbn_file(metadata() if head is None else head, records, path, zstd=zstd)
 
 
 def the_day() -> list:

@@ -53,13 +53,7 @@ def replay_stream(events: NDArray[Any], source: object = "events") -> ReplayStre
     """``events`` (checked with ``events.check_events``) as replay messages. An ``ADD`` of an
     order id that still rests is a ValueError naming the event."""
     _events.check_events(events, source)
-    kind = np.ascontiguousarray(events["kind"]).astype(np.int64)
-    ids, venue = np.unique(events["order_id"], return_inverse=True)
-    venue = venue.astype(np.int64).reshape(-1)
-    side = np.ascontiguousarray(events["side"]).astype(np.int64)
-    price = np.ascontiguousarray(events["price"])
-    size = np.ascontiguousarray(events["size"])
-    arrays = (kind, venue, side, price, size, len(ids))
+    arrays = _columns(events)
     n, n_slots, twice = _normalise(*arrays, np.empty((6, 0), np.int64), False)
     if twice >= 0:
         raise ValueError(
@@ -87,12 +81,22 @@ def first_stranger(events: NDArray[Any]) -> int:
     """The index of the first event that cancels, deletes, executes or modifies an order not
     resting (never added, or gone), or adds one that rests; -1 if there is none. For a day
     that starts from a full snapshot, where every order is known, such an event is an error."""
+    return int(_normalise(*_columns(events), np.empty((6, 0), np.int64), True)[2])
+
+
+_Columns = tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[Any], NDArray[Any], int
+]
+
+
+def _columns(events: NDArray[Any]) -> _Columns:
+    """``_normalise``'s inputs: the events' fields as contiguous int64 arrays (each order id
+    as a dense venue index) and the number of distinct ids."""
     kind = np.ascontiguousarray(events["kind"]).astype(np.int64)
     ids, venue = np.unique(events["order_id"], return_inverse=True)
     side = np.ascontiguousarray(events["side"]).astype(np.int64)
     price, size = np.ascontiguousarray(events["price"]), np.ascontiguousarray(events["size"])
-    arrays = (kind, venue.astype(np.int64).reshape(-1), side, price, size, len(ids))
-    return int(_normalise(*arrays, np.empty((6, 0), np.int64), True)[2])
+    return kind, venue.astype(np.int64).reshape(-1), side, price, size, len(ids)
 
 
 @_jit

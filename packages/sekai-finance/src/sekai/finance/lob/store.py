@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance.lob._paths import local_file
+from sekai.finance.lob._paths import local_file, local_name
 from sekai.finance.lob.events import (
     ADD,
     CROSS,
@@ -295,13 +295,7 @@ def _as_date(value: object, what: str) -> datetime.date:
 
 
 def _folder(root: object, *, must_exist: bool = True) -> Path:
-    if not isinstance(root, str | os.PathLike):
-        raise TypeError(f"root must be a str or a path, got {type(root).__name__}")
-    text = os.fspath(root)
-    if not isinstance(text, str):
-        raise TypeError(f"root must be text, got {text!r}")
-    if "://" in text:
-        raise ValueError(f"{text}: not a local path (the store is a local folder)")
+    text = local_name(root, "root", "the store is a local folder")
     folder = Path(text)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{text}: not a folder")
