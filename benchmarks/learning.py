@@ -24,11 +24,12 @@ curves, the settings, the wall time, the load average, the commit) and ``learnin
 curves; needs matplotlib, the ``plot`` extra) into ``--out``.
 
 Each setting is trained once per seed of ``--seeds``. A trained policy's score depends on its
-training seed far more than on the evaluation's episodes, so with several seeds the table gives
-each figure's mean over the seeds and their standard deviation: the standard error of one run's
-figure, which is what a second run with another seed should land within. ``--compare`` trains
-nothing: it prints where a run's figures (its ``learning.json``) land in a table's, in those
-standard errors.
+training seed far more than on the evaluation's episodes, so with several seeds (the docs' table
+uses ten) the table gives each figure's mean over the seeds, the worst seed's figure and the 95%
+prediction range of a new run's figure (mean ± t(0.975, n - 1) x the standard deviation over
+the seeds x sqrt(1 + 1/n)): the reported error, which a run with another seed lands within 19
+times in 20. ``--compare`` trains nothing: it prints where a run's figures (its
+``learning.json``) land in a table's range.
 
 ``--quick`` is the smoke setting CI runs (``nox -s learning``): a small budget, 200
 evaluation episodes. ``--check`` exits with status 1 unless PPO beats the random policy by a
@@ -86,6 +87,7 @@ class Setting:
     ppo: dict[str, Any]  # PPO's hyperparameters besides the defaults
     num_envs: int = 64
     dataset: str | None = None  # the shipped real bars it trades, None: a simulated market
+    costs: bool = False  # rewards are costs (negative): a higher ratio to the reference is worse
 
     @property
     def simulated(self) -> bool:
@@ -156,6 +158,7 @@ SETTINGS: dict[str, Setting] = {
         EXECUTION,
         {"Almgren-Chriss": AlmgrenChriss.for_env, "TWAP": TWAP.for_env, "random": _random},
         reference="Almgren-Chriss",
+        costs=True,
         steps=2_000_000,
         ppo={**SIMULATED_PPO, "gae_lambda": 1.0, "policy_kwargs": {"log_std_init": -2.0}},
     ),
@@ -381,24 +384,62 @@ def headline(name: str, row: dict) -> tuple[float, float]:
 
 
 def summarise(name: str, runs: list[dict]) -> dict:
-    """A setting's figure over its runs (one per training seed): the mean and the standard
-    error of one run's figure, which is the standard deviation over the seeds (with one seed,
-    only the evaluation's standard error is known), and the standard error of the mean."""
+    """A setting's figure over its runs (one per training seed): the mean, the standard error
+    of one run's figure (the standard deviation over the seeds; with one seed, the evaluation's
+    standard error), the worst seed, and the 95% prediction range of a new run's figure (the
+    mean ± t(0.975, n - 1) sd sqrt(1 + 1/n), Student's t: the reported error)."""
     values = np.array([headline(name, row)[0] for row in runs])
-    if len(runs) > 1:
+    n = len(runs)
+    if n > 1:
         spread = float(values.std(ddof=1))
-        source = f"standard deviation over {len(runs)} training seeds"
+        source = f"standard deviation over {n} training seeds"
+        half_width = t_quantile_975(n - 1) * spread * np.sqrt(1 + 1 / n)
     else:
         spread = headline(name, runs[0])[1]
         source = "the evaluation's standard error (one training seed)"
+        half_width = float("nan")  # no spread over seeds to predict from
+    worst = int(np.argmax(values) if SETTINGS[name].costs else np.argmin(values))
     return {
         "measure": "PPO / reference" if SETTINGS[name].simulated else "PPO - reference",
         "mean": float(values.mean()),
         "standard_error": spread,
-        "standard_error_of_mean": spread / np.sqrt(len(runs)),
+        "standard_error_of_mean": spread / np.sqrt(n),
         "standard_error_is": source,
+        "prediction_range": [float(values.mean() - half_width), float(values.mean() + half_width)],
+        "worst_seed": {"seed": str(runs[worst]["seed"]), "value": float(values[worst])},
         "per_seed": {str(row["seed"]): float(v) for row, v in zip(runs, values, strict=True)},
     }
+
+
+def t_quantile_975(df: int) -> float:
+    """Student's t quantile of probability 0.975 with ``df`` degrees of freedom: the t with
+    P(|T| <= t) = 0.95, by bisection on the exact finite series of Abramowitz and Stegun
+    26.7.3 and 26.7.4 for integer ``df``."""
+    if df < 1:
+        raise ValueError(f"df must be at least 1, got {df}")
+
+    def central(t: float) -> float:  # P(|T| <= t)
+        theta = np.arctan(t / np.sqrt(df))
+        c2, term = np.cos(theta) ** 2, 1.0
+        if df % 2:  # odd: (2/pi)(theta + sin cos (1 + 2/3 cos^2 + 2.4/(3.5) cos^4 ...))
+            total = 0.0
+            if df > 1:
+                total = term
+                for k in range(1, (df - 1) // 2):
+                    term *= c2 * (2 * k) / (2 * k + 1)
+                    total += term
+            return float(2 / np.pi * (theta + np.sin(theta) * np.cos(theta) * total))
+        total = term  # even: sin (1 + 1/2 cos^2 + 1.3/(2.4) cos^4 ...)
+        for k in range(1, df // 2):
+            term *= c2 * (2 * k - 1) / (2 * k)
+            total += term
+        return float(np.sin(theta) * total)
+
+    low, high = 0.0, 1000.0
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if central(middle) < 0.95 else (low, middle)
+    return (low + high) / 2
 
 
 def _mean_score(runs: list[dict], label: str) -> float:
@@ -408,7 +449,8 @@ def _mean_score(runs: list[dict], label: str) -> float:
 def table(results: dict[str, dict]) -> str:
     """The results as a Markdown table: each setting's mean episode reward for PPO and the
     baselines (averaged over the seeds); on a simulated market PPO's fraction of the optimum's,
-    on real data PPO's lead over buy-and-hold, each ± the standard error of one run's figure."""
+    on real data PPO's lead over buy-and-hold: the mean over the seeds, the 95% range of a new
+    run's figure (with one seed, ± its evaluation's standard error) and the worst seed's."""
     lines = [
         "| Setting | PPO | Baselines | PPO against the reference |",
         "| --- | --- | --- | --- |",
@@ -422,13 +464,20 @@ def table(results: dict[str, dict]) -> str:
         labels = [label for label in runs[0]["scores"] if label != "PPO"]
         others = ", ".join(f"{label} {_mean_score(runs, label):.4g}" for label in labels)
         reference = runs[0]["reference"]
-        mean, error = summary["mean"], summary["standard_error"]
+        sign = "" if SETTINGS[name].simulated else "+"
+        figure = f"{summary['mean']:{sign}.4f}"
+        if len(runs) > 1:
+            low, high = summary["prediction_range"]
+            worst = summary["worst_seed"]["value"]
+            figure += f" (95% range {low:{sign}.4f} to {high:{sign}.4f}; worst {worst:{sign}.4f})"
+        else:
+            figure += f" ± {summary['standard_error']:.4f}"
         if SETTINGS[name].simulated:
-            versus = f"{mean:.4f} ± {error:.4f} of {reference}'s"
+            versus = f"{figure} of {reference}'s"
         else:
             wins = np.mean([row["wins_over_reference"] for row in runs])
             versus = (
-                f"{mean:+.4f} ± {error:.4f} over {reference}, ahead in {wins:.0%} of "
+                f"{figure} over {reference}, ahead in {wins:.0%} of "
                 f"{runs[0]['evaluation_episodes']} windows"
             )
         lines.append(f"| {name} | {rewards.mean():.4g} ± {spread:.2g} | {others} | {versus} |")
@@ -436,36 +485,43 @@ def table(results: dict[str, dict]) -> str:
 
 
 def seeds_table(results: dict[str, dict]) -> str:
-    """Each seed's figure, setting by setting, as a Markdown table."""
+    """Each seed's figure, setting by setting, as a Markdown table, with the mean, the
+    standard deviation over the seeds and the 95% range of a new run's figure."""
     seeds = list(next(iter(results.values()))["summary"]["per_seed"])
     lines = [
-        "| Setting | " + " | ".join(f"seed {seed}" for seed in seeds) + " | mean ± sd |",
-        "| --- |" + " --- |" * (len(seeds) + 1),
+        "| Setting | "
+        + " | ".join(f"seed {seed}" for seed in seeds)
+        + " | mean ± sd | 95% range of a new run |",
+        "| --- |" + " --- |" * (len(seeds) + 2),
     ]
     for name, result in results.items():
         summary = result["summary"]
         cells = " | ".join(f"{summary['per_seed'][seed]:.4f}" for seed in seeds)
+        low, high = summary["prediction_range"]
         lines.append(
             f"| {name}: {summary['measure']} | {cells} | "
-            f"{summary['mean']:.4f} ± {summary['standard_error']:.4f} |"
+            f"{summary['mean']:.4f} ± {summary['standard_error']:.4f} | {low:.4f} to {high:.4f} |"
         )
     return "\n".join(lines)
 
 
 def compare(results: dict[str, dict], earlier: dict) -> list[str]:
     """Where each of this run's figures lands against an earlier run's table: how many of its
-    standard errors (of one run's figure) from its mean, and whether within one."""
+    standard errors (of one run's figure) from its mean, and whether inside its 95% range of a
+    new run's figure (the reported error)."""
     lines = []
     for name, result in results.items():
         if name not in earlier["results"]:
             continue
         before = earlier["results"][name]["summary"]
+        low, high = before["prediction_range"]
         for seed, value in result["summary"]["per_seed"].items():
             distance = (value - before["mean"]) / before["standard_error"]
-            where = "within" if abs(distance) <= 1 else "outside"
+            where = "inside" if low <= value <= high else "outside"
             lines.append(
                 f"{name}, seed {seed}: {value:.4f} against {before['mean']:.4f} ± "
-                f"{before['standard_error']:.4f}: {distance:+.2f} standard errors, {where}"
+                f"{before['standard_error']:.4f}: {distance:+.2f} standard errors, {where} "
+                f"the 95% range {low:.4f} to {high:.4f}"
             )
     return lines
 

@@ -88,8 +88,27 @@ def test_several_seeds_report_the_spread_over_seeds_and_a_new_run_is_placed_in_i
     lines = learning.compare(
         {"market-making": {"summary": learning.summarise("market-making", new)}}, earlier
     )
-    assert lines[0].endswith("+0.50 standard errors, within")
-    assert lines[1].endswith("-7.00 standard errors, outside")
+    # the 95% range of a new run: 0.97 ± t(0.975, 2) 0.01 sqrt(1 + 1/3), t = 4.3027
+    assert summary["prediction_range"] == pytest.approx([0.97 - 0.049683, 0.97 + 0.049683], 1e-4)
+    assert lines[0].endswith("+0.50 standard errors, inside the 95% range 0.9203 to 1.0197")
+    assert lines[1].endswith("-7.00 standard errors, outside the 95% range 0.9203 to 1.0197")
+
+
+def test_the_worst_seed_is_the_lowest_share_of_a_reward_and_the_highest_of_a_cost():
+    """Market making's rewards are gains (PPO / Cartea-Jaimungal: higher is better); execution's
+    are costs (PPO / Almgren-Chriss of negative rewards: higher is worse)."""
+    learning = _learning()
+    runs = [_run(0, 1.004), _run(1, 1.02), _run(2, 0.99)]
+    assert learning.summarise("market-making", runs)["worst_seed"] == {"seed": "2", "value": 0.99}
+    assert learning.summarise("execution", runs)["worst_seed"] == {"seed": "1", "value": 1.02}
+
+
+@pytest.mark.parametrize(
+    ("df", "published"), [(1, 12.706), (2, 4.303), (4, 2.776), (9, 2.262), (10, 2.228), (30, 2.042)]
+)
+def test_the_t_quantile_is_the_published_tables(df, published):
+    """Student's t at 0.975, against the printed tables (e.g. Abramowitz and Stegun 26.10)."""
+    assert _learning().t_quantile_975(df) == pytest.approx(published, abs=5e-4)
 
 
 def test_compare_trains_nothing_and_prints_where_a_run_lands(tmp_path, capsys):
@@ -107,6 +126,6 @@ def test_compare_trains_nothing_and_prints_where_a_run_lands(tmp_path, capsys):
     assert learning.main(["--compare", table, run]) == 0
     printed = capsys.readouterr().out
     assert (
-        "execution, seed 7: 1.0120 against 1.0080 ± 0.0028: +1.41 standard errors, outside"
-        in printed
+        "execution, seed 7: 1.0120 against 1.0080 ± 0.0028: +1.41 standard errors, inside the "
+        "95% range 0.9640 to 1.0520" in printed  # 1.008 ± 12.706 x 0.0028 x sqrt(1.5)
     )
