@@ -42,6 +42,7 @@ def write(path: Path, lines: list[str]) -> Path:
         ("34200.3,1,1,5,nan,1", "price is not a whole number"),
         ("34200.3,1,1,1.5,5853300,1", "size is not a whole number"),
         ("34200.3,1,1,0,5853300,1", "size must be positive"),
+        ("34200.3,1,9007199254740993,5,5853300,1", r"order id is 2\*\*53 or more"),
         ("34200.3,4,1,-3,5853300,1", "size must be positive"),
         ("34200.3,7,0,0,2,-1", "a halt's price must be -1"),
         ("34200.01,1,1,5,5853300,1", "time goes backwards"),

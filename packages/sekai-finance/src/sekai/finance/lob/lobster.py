@@ -47,6 +47,7 @@ SUBMIT, PARTIAL_CANCEL, DELETE, EXECUTE, EXECUTE_HIDDEN, CROSS, HALT = range(1, 
 HALTED, QUOTING, RESUMED = -1, 0, 1  # the price of a halt message (type 7)
 EMPTY_PRICE = 9_999_999_999  # an empty level's price in an orderbook file (asks +, bids -)
 _CHUNK = 1024  # messages turned into Python objects at a time by replay
+_EXACT = 2.0**53  # the file's numbers are parsed as float64: whole numbers below this are exact
 
 
 class ReplayResult(NamedTuple):
@@ -184,6 +185,7 @@ def _message_problem(*columns: NDArray[Any]) -> tuple[int, str] | None:
             *whole,
             ((kind < SUBMIT) | (kind > HALT), "type is not one of 1 to 7"),
             ((direction != 1) & (direction != -1), "direction is not 1 or -1"),
+            (np.abs(order_id) >= _EXACT, "order id is 2**53 or more, beyond what is read exactly"),
             (trades & ~(size > 0), "size must be positive"),
             (
                 (kind == HALT) & (price != HALTED) & (price != QUOTING) & (price != RESUMED),
