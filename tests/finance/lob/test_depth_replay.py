@@ -62,6 +62,15 @@ def test_trades_at_the_price_fill_what_goes_beyond_the_queue():
     assert ahead == [5, 2, 0, 0]
 
 
+def test_a_trade_comes_before_the_level_update_of_its_timestamp():
+    # 3 lots trade at the bid and the level shows 2 left, both at 1.5 s: the trade moves the
+    # agent up to 2 ahead and the update changes nothing (the other way round, the update
+    # would cap it at 2 and the trade fill 1 lot)
+    updates, trades = [(1.5, BUY, 100_000, 2)], [(1.5, SELL, 100_000, 3)]
+    fills, ahead = replay(updates, trades, [JOIN, KEEP], order_size=3)
+    assert fills == [[], []] and ahead == [5, 2]
+
+
 def test_the_other_side_reaching_the_price_fills_all_that_remains():
     updates = [(1.5, SELL, 100_000, 2)]  # an ask at the agent's bid
     fills, _ = replay(updates, [], [JOIN, KEEP], order_size=3)
