@@ -225,3 +225,55 @@ def first_crossed(time, sides, index, sizes, n_prices):  # type: ignore[no-untyp
         if last and best_bid >= 0 and best_ask < n_prices and best_bid >= best_ask:
             return k
     return -1
+
+
+@_jit
+def level_changes(time, prices, sizes, out):  # type: ignore[no-untyped-def]
+    """``depth.levels_to_depth``'s updates between level rows (``prices``, ``sizes``: (n, 2,
+    N), side BUY/SELL, level best first, size 0 empty) into ``out`` (rows of time, side,
+    price, size; at least 4 N rows a row); return how many. Per row and side: first the
+    levels gone from inside the shown depth (size 0), in the last row's order, then the
+    levels whose size changed, in this row's order."""
+    depth = prices.shape[2]
+    n_out = 0
+    for r in range(len(time)):
+        for side in (BUY, SELL):
+            now_p, now_s = prices[r, side], sizes[r, side]
+            shown, last = 0, 0
+            for level in range(depth):
+                if now_s[level] > 0:
+                    shown += 1
+                    p = now_p[level]
+                    if shown == 1 or (p < last if side == BUY else p > last):
+                        last = p
+            if r > 0:
+                for level in range(depth):
+                    p = prices[r - 1, side, level]
+                    if sizes[r - 1, side, level] == 0 or _size_at(now_p, now_s, p) > 0:
+                        continue
+                    if shown < depth or (p > last if side == BUY else p < last):
+                        out[n_out, 0], out[n_out, 1], out[n_out, 2], out[n_out, 3] = (
+                            time[r],
+                            side,
+                            p,
+                            0,
+                        )
+                        n_out += 1
+            for level in range(depth):
+                s = now_s[level]
+                if s == 0:
+                    continue
+                p = now_p[level]
+                if r == 0 or _size_at(prices[r - 1, side], sizes[r - 1, side], p) != s:
+                    out[n_out, 0], out[n_out, 1], out[n_out, 2], out[n_out, 3] = time[r], side, p, s
+                    n_out += 1
+    return n_out
+
+
+@_jit
+def _size_at(prices, sizes, price):  # type: ignore[no-untyped-def]
+    """The size a row's side shows at ``price`` (0: none)."""
+    for level in range(len(prices)):
+        if sizes[level] > 0 and prices[level] == price:
+            return sizes[level]
+    return 0

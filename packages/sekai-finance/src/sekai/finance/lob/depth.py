@@ -110,23 +110,18 @@ def levels_to_depth(time: NDArray[np.int64], rows: NDArray[Any]) -> NDArray[Any]
     from inside the shown depth (between the best and the last shown level, or anywhere on a
     side that shows fewer levels than the rows hold). A level past the shown depth keeps its
     last size."""
-    depth = rows.dtype["bid_size"].shape[0]
-    out: list[tuple[int, int, int, int]] = []
-    before: list[dict[int, int]] = [{}, {}]
-    for r in range(len(rows)):
-        t = int(time[r])
-        for side, name in ((BUY, "bid"), (SELL, "ask")):
-            prices, sizes = rows[f"{name}_price"][r], rows[f"{name}_size"][r]
-            now = {int(p): int(s) for p, s in zip(prices, sizes, strict=True) if s > 0}
-            full = len(now) == depth
-            last = (min(now) if side == BUY else max(now)) if now else 0
-            for price in before[side]:
-                inside = price > last if side == BUY else price < last
-                if price not in now and (not full or inside):
-                    out.append((t, side, price, 0))
-            out.extend((t, side, p, s) for p, s in now.items() if before[side].get(p) != s)
-            before[side] = now
-    return np.array(out, DEPTH_DTYPE).reshape(-1)
+    from sekai.finance.lob._depth_day import level_changes
+
+    n, depth = len(rows), rows.dtype["bid_size"].shape[0]
+    prices, sizes = np.empty((n, 2, depth), np.int64), np.empty((n, 2, depth), np.int64)
+    for side, name in ((BUY, "bid"), (SELL, "ask")):
+        prices[:, side], sizes[:, side] = rows[f"{name}_price"], rows[f"{name}_size"]
+    out = np.empty((4 * depth * n, 4), np.int64)
+    count = level_changes(np.asarray(time, np.int64), prices, sizes, out)
+    updates = np.empty(count, DEPTH_DTYPE)
+    for column, name in enumerate(("time", "side", "price", "size")):
+        updates[name] = out[:count, column]
+    return updates
 
 
 def lobster_depth(messages: Any, orderbook: Any) -> tuple[NDArray[Any], NDArray[Any]]:
