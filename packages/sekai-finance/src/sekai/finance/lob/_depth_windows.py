@@ -26,7 +26,14 @@ import numpy as np
 
 from sekai.finance.lob._depth_day import LEVEL
 from sekai.finance.lob._queue_kernel import after_depth, after_trade, filled, round_half_away
-from sekai.finance.lob._replay_windows import ORDERS, PARALLEL_FROM, _fill, _instruct
+from sekai.finance.lob._replay_windows import (
+    CURSOR,
+    N_FILLS,
+    ORDERS,
+    PARALLEL_FROM,
+    _fill,
+    _instruct,
+)
 from sekai.finance.lob.book import BUY, SELL
 
 _jit = numba.njit(cache=True, error_model="numpy")  # type: ignore[call-overload]
@@ -56,8 +63,8 @@ def _serial(tape, stop, instructions, terms, state, queue, code, n):  # type: ig
 @_jit
 def _window(w, tape, stop, instructions, terms, state, queue, code, n):  # type: ignore[no-untyped-def]
     entry, bid, ask, market = instructions
-    cursor, orders = state[0], state[ORDERS]
-    state[6][w] = 0  # this step's fills
+    cursor, orders = state[CURSOR], state[ORDERS]
+    state[N_FILLS][w] = 0  # this step's fills
     order = np.argsort(entry[w], kind="mergesort")
     k = cursor[w]
     for j in range(entry.shape[1]):
