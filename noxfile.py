@@ -29,7 +29,8 @@ nox.options.error_on_missing_interpreters = True
 # suite (slow tests, and those needing several optional extras at once); `tests` (the editable
 # workspace) and `sb3` are quicker loops for development, run by name. `ray` starts a local Ray.
 # `learning` trains PPO on every finance setting of docs/learning.md at a small budget (about a
-# minute). `oracle` checks the replay's fills against hftbacktest, order by order (about 20 s).
+# minute). `oracle` checks the replays' fills against hftbacktest, order by order: the L3 replay's
+# and the depth replay's with each queue model (about a minute).
 # `browser` (headless Chromium) is not in the list: CI runs it by name once chromium is
 # there.
 nox.options.sessions = [
@@ -253,7 +254,8 @@ def sb3(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def oracle(session: nox.Session) -> None:
-    """LobsterReplay-v0's fills against hftbacktest's L3 FIFO queue model, order by order
+    """LobsterReplay-v0's fills against hftbacktest's L3 FIFO queue model, and DepthReplay-v0's
+    against its partial-fill exchange with each of its queue models, order by order
     (tests/oracle). hftbacktest is the dependency group `oracle`, locked and pinned (the tests
     count the disagreements exactly), installed by this session only: never by an install set."""
     _sync(session, "--group", "oracle")

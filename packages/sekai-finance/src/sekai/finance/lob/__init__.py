@@ -14,7 +14,11 @@
 - ``_replay_kernel``, ``_replay_day``, ``_replay_days``, ``_replay_windows``: a replayed day as
   arrays, and many windows of agent orders in its real FIFO queues, one compiled call a step;
 - ``market``, ``level_books``: the simulated multi-agent market (its rules, many books at once);
-- ``replay_model``: the replay market the replay envs drive.
+- ``replay_model``: the replay market the replay envs drive;
+- ``depth``, ``queue_models``: depth-only data (level sizes and trades) and the queue models
+  that estimate an agent order's place in a level without order ids; ``_queue_kernel``,
+  ``_depth_day``, ``_depth_windows``: their compiled arithmetic, a depth day replayed once,
+  and its windows; ``depth_model``: the depth replay market ``DepthReplay-v0`` drives.
 
 The envs in ``sekai.envs.finance`` are thin drivers over the public modules here. A new data
 format is a reader module beside ``lobster``; numba is imported only by the compiled modules, so

@@ -509,3 +509,35 @@ def _events(path: object, records: NDArray[Any], where: NDArray[np.intp] | None)
                 "hold (the file starts with a snapshot of every order)"
             )
     return events
+
+
+def read_dbn_trades(
+    path: str | os.PathLike[str],
+    *,
+    symbol: str | None = None,
+    instrument_id: int | None = None,
+) -> NDArray[Any]:
+    """The trades of a Databento MBP-1 or MBP-10 file (its records of action ``T``) as
+    ``sekai.finance.lob.depth.TRADE_DTYPE`` rows (the side is the taker's: ``B`` a buyer
+    took the asks, ``A`` a seller hit the bids); a trade with no aggressor side (``N``) is
+    left out. Instruments are chosen as by ``read_dbn``."""
+    from sekai.finance.lob.depth import TRADE_DTYPE
+
+    local = local_file(path)
+    metadata, records = _records(local, "mbp-1", "mbp-10")
+    chosen = _choose(local, metadata, records, symbol, instrument_id)
+    chosen_records = records if chosen is None else records[chosen]
+    action = np.ascontiguousarray(chosen_records["action"]).view(np.uint8)
+    side = np.ascontiguousarray(chosen_records["side"]).view(np.uint8)
+    kept = (action == ord("T")) & (side != ord("N"))
+    taken = chosen_records[kept]
+    bad = taken["price"] % PRICE_SCALE != 0
+    if bad.any():
+        at = int(np.flatnonzero(kept)[np.argmax(bad)])
+        raise ValueError(f"{local}: record {at}: a trade's price is off the 1e-4 grid")
+    trades = np.empty(len(taken), TRADE_DTYPE)
+    trades["time"] = taken["ts_event"].astype(np.int64)
+    trades["side"] = np.where(side[kept] == ord("B"), BUY, SELL)
+    trades["price"] = taken["price"] // PRICE_SCALE
+    trades["size"] = taken["size"].astype(np.int64)
+    return trades

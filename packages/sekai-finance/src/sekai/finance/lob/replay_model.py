@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +28,9 @@ from sekai.finance.lob.market import (
 )
 from sekai.finance.samplers import EpisodeSampler, resolve_sampler
 
+if TYPE_CHECKING:
+    from sekai.finance.lob._depth_day import DepthDays
+
 PRICE_UNITS = 10_000  # a LOBSTER price is dollars x 10,000
 QUEUE_FIELDS = 4  # bid lots ahead, bid ticks behind the best bid, the same for the ask
 
@@ -36,7 +39,7 @@ QUEUE_FIELDS = 4  # bid lots ahead, bid ticks behind the best bid, the same for 
 class ReplayTerms:
     """The validated parameters of a replay market."""
 
-    days: ReplayDays
+    days: ReplayDays | DepthDays
     market: MarketConfig  # order size, inventory cap, cash, levels, prices, masks
     step_seconds: float
     episode_steps: int
@@ -69,6 +72,41 @@ def build_terms(
     tick: int,
     price_offset: int,
     n_ticks: int | None,
+    **market: Any,
+) -> ReplayTerms:
+    """Check the parameters of a replay market of ``n_agents`` agents and replay its days
+    (one day or a list, see ``ReplayDays``; a Parquet store's folder, its ``symbol``'s
+    ``days``, replayed as windows need them; without ``messages``, ``synthetic_day()``);
+    ``market``: the keyword arguments of ``market_terms`` after ``load``."""
+
+    def load(levels: int) -> ReplayDays:
+        nonlocal messages
+        if messages is None:
+            if orderbook is not None:
+                raise ValueError("orderbook needs the messages it belongs to: pass messages= too")
+            messages = synthetic_day()
+        grid: dict[str, Any] = dict(
+            tick=tick, price_offset=price_offset, n_ticks=n_ticks, levels=levels
+        )
+        if isinstance(messages, str | os.PathLike) and os.path.isdir(messages):
+            if orderbook is not None:
+                raise ValueError("a store holds events only: give no orderbook with it")
+            if symbol is None:
+                raise ValueError(f"{os.fspath(messages)}: a store holds many symbols: give symbol=")
+            return ReplayDays.stored(messages, symbol, days, **grid)
+        if days is not None:
+            raise ValueError("days= chooses days of a Parquet store: give the store's folder")
+        return ReplayDays(messages, orderbook, symbol=symbol, **grid)
+
+    return market_terms(n_agents, load, tick=tick, price_offset=price_offset, **market)
+
+
+def market_terms(
+    n_agents: int,
+    load: Any,
+    *,
+    tick: int,
+    price_offset: int,
     step_seconds: float,
     episode_steps: int,
     order_size: int,
@@ -81,10 +119,12 @@ def build_terms(
     entry_latency: Any,
     data_latency: Any,
     sampler: EpisodeSampler | str | None,
+    terms_type: type[ReplayTerms] | None = None,
+    **extra: Any,
 ) -> ReplayTerms:
-    """Check the parameters of a replay market of ``n_agents`` agents and replay its days
-    (one day or a list, see ``ReplayDays``; a Parquet store's folder, its ``symbol``'s
-    ``days``, replayed as windows need them; without ``messages``, ``synthetic_day()``)."""
+    """Check a replay market's parameters, then ``load(levels)`` its days (``ReplayDays``,
+    or ``DepthDays``: ``levels`` top levels recorded) and make its terms (a ``terms_type``,
+    ``ReplayTerms`` by default, with the ``extra`` fields it adds)."""
     step_seconds = check_positive("step_seconds", step_seconds)
     episode_steps = check_int("episode_steps", episode_steps, 1)
     book_levels = check_int("book_levels", book_levels, 1)
@@ -100,23 +140,7 @@ def build_terms(
             f"entry_latency must be below step_seconds ({step_seconds}), so that an "
             f"instruction reaches the book within its step; got {entry.tolist()}"
         )
-    if messages is None:
-        if orderbook is not None:
-            raise ValueError("orderbook needs the messages it belongs to: pass messages= too")
-        messages = synthetic_day()
-    grid: dict[str, Any] = dict(
-        tick=tick, price_offset=price_offset, n_ticks=n_ticks, levels=max(book_levels, 3)
-    )
-    if isinstance(messages, str | os.PathLike) and os.path.isdir(messages):
-        if orderbook is not None:
-            raise ValueError("a store holds events only: give no orderbook with it")
-        if symbol is None:
-            raise ValueError(f"{os.fspath(messages)}: a store holds many symbols: give symbol=")
-        replayed = ReplayDays.stored(messages, symbol, days, **grid)
-    else:
-        if days is not None:
-            raise ValueError("days= chooses days of a Parquet store: give the store's folder")
-        replayed = ReplayDays(messages, orderbook, symbol=symbol, **grid)
+    replayed = load(max(book_levels, 3))
     market = MarketConfig.build(
         n_agents,
         decision_intervals=None,
@@ -130,7 +154,7 @@ def build_terms(
         initial_cash=initial_cash,
         book_levels=book_levels,
     )
-    terms = ReplayTerms(
+    terms = (terms_type or ReplayTerms)(
         days=replayed,
         market=market,
         step_seconds=step_seconds,
@@ -141,6 +165,7 @@ def build_terms(
         taker_fee=taker_fee,
         last_trades=last_trades,
         sampler=resolve_sampler(sampler),
+        **extra,
     )
     short = np.flatnonzero(terms.last_starts < 0)
     if len(short):
@@ -346,7 +371,7 @@ class ReplayModel:
         entry = terms.days.after(self.day, now[:, None] + terms.entry_latency)
         stop = terms.days.after(self.day, now + terms.step_seconds)
         sides[sides < 0] = NO_MARKET
-        step_windows(self._tape, stop, (entry, bids, asks, sides), self._terms, self.state)
+        self._step_windows(stop, (entry, bids, asks, sides))
         self.steps += 1
         everyone = np.arange(self.num_envs)
         self._mark(everyone)
@@ -355,6 +380,10 @@ class ReplayModel:
         self.values = values
         truncated = self.steps >= terms.episode_steps
         return rewards, np.zeros(self.num_envs, bool), truncated, self._infos(everyone)
+
+    def _step_windows(self, stop: NDArray[np.int64], instructions: tuple[Any, ...]) -> None:
+        """The compiled step of every window up to message ``stop`` (``step_windows``)."""
+        step_windows(self._tape, stop, instructions, self._terms, self.state)
 
     # -- views -------------------------------------------------------------------------------
     def _seen(self, a: int) -> NDArray[np.int64]:
