@@ -31,6 +31,9 @@ Growths are given in MB and as a multiple of the largest day's event table
 ``stored`` figures) exceeds half of the machine's available memory is skipped, and says so.
 The ``stored`` process also prints what the replayed day holds, in bytes per event by array
 (arrays that are views count their base once, under the first name that holds it).
+The last lines hold the ``stored`` figures to issue 34's bound, ``BOUND`` (2) times the
+largest day's event table: the resident day's live arrays, and the growth of VmRSS after the
+first reset and at its highest over the resets.
 
 Times are wall time on a machine that may be shared: the load average is printed with them.
 """
@@ -60,6 +63,7 @@ RESETS = 50
 VEC_WINDOWS = 64
 VEC_STEPS = 100
 MB = 1e6
+BOUND = 2.0  # issue 34: resident memory under 2x the largest day's event table
 
 
 # -- the store ---------------------------------------------------------------------------------
@@ -279,6 +283,7 @@ def report(root: Path, days: int, hours: float, kinds: list[str]) -> None:
     _table(results, largest)
     if "stored" in results:
         _arrays(results["stored"]["arrays"], largest)
+        _bound(results["stored"], largest)
     print(f"load average {os.getloadavg()}")
 
 
@@ -340,6 +345,22 @@ def _arrays(found: dict[str, Any], largest: int) -> None:
         f"  {'total':22} {total / n:>7.1f}  ({total / MB:.0f} MB, x{total / largest:.2f} the "
         "largest day's event table)"
     )
+
+
+def _bound(stored: dict[str, Any], largest: int) -> None:
+    """The stored env's memory as multiples of the largest day's event table, to BOUND."""
+    live = sum(nbytes for nbytes, _ in stored["arrays"]["arrays"].values())
+    figures = {
+        "live arrays of the resident day": live,
+        "VmRSS growth after the first reset": stored["after_reset"],
+        f"VmRSS growth, highest over {RESETS} resets": stored["highest"],
+    }
+    print(
+        f"bound (issue 34): under x{BOUND:g} the largest day's event table ({largest / MB:.1f} MB)"
+    )
+    for name, value in figures.items():
+        verdict = "within" if value < BOUND * largest else "OVER"
+        print(f"  {name:40} x{value / largest:.2f}  {verdict}")
 
 
 def main() -> None:

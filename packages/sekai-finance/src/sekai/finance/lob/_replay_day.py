@@ -1,8 +1,11 @@
 """A day of order events (any reader's; LOBSTER messages are converted) replayed once into
 the arrays every replay window indexes (see ``_replay_windows``): per replay message
 (``_replay_stream``) its kind, side, tick, lots moved and the arrival of the order it names;
-the top levels and the halt state before each message; per (side, tick) the messages there
-and the lots after each, for the depth an agent order joins behind."""
+the best bid and ask ticks and the halt state before each message; per (side, tick) the
+messages there and the lots after each (``_replay_levels``), from which the top levels before
+any message and the depth an agent order joins behind are looked up (``_replay_levels``).
+Each array is as narrow as it can be (``_replay_levels.narrow``): a day holds about 37 bytes
+a message, about its event table (35 bytes an event)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
 from sekai.finance.lob._replay_kernel import FIX_FIELDS, replay_record
+from sekai.finance.lob._replay_levels import TopLevels, level_history, narrow, tick_dtype
 from sekai.finance.lob._replay_stream import (
     ReplayStream,
     opening_lots,
@@ -22,7 +26,6 @@ from sekai.finance.lob._replay_stream import (
     stream_ticks,
 )
 from sekai.finance.lob.book import BUY
-from sekai.finance.lob.events import ADD as SUBMIT
 from sekai.finance.lob.events import EXECUTE, HALT, RESUMED
 from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
 from sekai.finance.lob.files import format_of, read_events
@@ -48,13 +51,14 @@ class ReplayDay:
     """``messages`` (events, LOBSTER messages or a file's path, see ``load_day``) replayed
     from an empty book, or with ``orderbook`` rows one per event (LOBSTER's), from the
     opening book the first row gives, with ``levels`` top levels recorded before every
-    replay message. Prices map to ticks as ``lobster.replay``'s
+    replay message (``top``, looked up when indexed). Prices map to ticks as ``lobster.replay``'s
     (``(price - price_offset) // tick``); ``n_ticks`` defaults to the highest tick of the day
     plus ``TICK_MARGIN``. With ``orderbook``, the replay is reconciled with its rows after
     every message as ``lobster.replay(..., orderbook=...)`` is: ``reconciliations`` counts
     the messages that needed it (0 without rows), and the corrections reach the windows'
-    queues (``fix_*``: per correction, the side, tick, lots and the arrival of the order
-    cancelled, -1 for legacy; those after message k at ``fix_starts[k]:fix_starts[k + 1]``)."""
+    queues (``fix_*``: per correction, the message it follows, the side, tick, lots and the
+    arrival of the order cancelled, -1 for legacy; those after message k at
+    ``fix_starts[k]:fix_starts[k + 1]``)."""
 
     def __init__(
         self,
@@ -79,34 +83,45 @@ class ReplayDay:
             n_ticks=n_ticks,
             tick=tick,
             price_offset=price_offset,
-            levels=levels,
+            levels=1,
             orderbook=orderbook,
             checked=checked,
             narrow=True,
         )
         self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
+        self.levels = levels
         self.time = stream.time
-        # copies: the stream's kinds and sides are rows of one block of six, freed with it
-        self.kinds, self.sides = record.kinds.copy(), record.sides.copy()
-        self.ticks = record.ticks
-        self.top = record.top
-        self.lots = np.where(record.kinds == EXECUTE_HIDDEN, stream.sizes, record.lots)
-        self.arrival = record.arrival
+        self.kinds = record.kinds.astype(np.int8)
+        self.sides = record.sides.astype(np.int32)  # int32: side * n_ticks + tick stays exact
+        self.ticks = record.ticks.astype(tick_dtype(n_ticks))  # a halt's state fits too
+        self.best = record.top[:, :, 0, 0].astype(tick_dtype(n_ticks))  # (n + 1, 2)
+        self.lots = narrow(np.where(record.kinds == EXECUTE_HIDDEN, stream.sizes, record.lots))
+        self.arrival = narrow(record.arrival)
         self.halted = _halted(record.kinds, record.ticks)
         self.opening = opening
         self.reconciliations = record.reconciliations
         fixes = record.fixes
-        self.fix_starts = np.searchsorted(fixes[:, 0], np.arange(len(stream) + 1)).astype(np.int64)
-        self.fix_sides, self.fix_ticks, self.fix_lots, self.fix_arrival = (
-            np.ascontiguousarray(fixes[:, column]) for column in range(1, FIX_FIELDS)
+        self.fix_after, self.fix_sides, self.fix_ticks, self.fix_lots, self.fix_arrival = (
+            np.ascontiguousarray(fixes[:, column]) for column in range(FIX_FIELDS)
         )
-        self.starts, self.level_messages, self.level_lots = _level_history(
-            record.kinds, record.sides, record.ticks, self.lots, opening, fixes
+        changes = np.concatenate((fixes, record.crossings))
+        self.starts, self.level_messages, self.level_lots = level_history(
+            self.kinds, self.sides, self.ticks, self.lots, opening, changes
         )
-        self.trades = np.flatnonzero((record.kinds >= EXECUTE) & (record.kinds < HALT))
+        self.top = TopLevels(
+            self.best, self.starts, self.level_messages, self.level_lots, opening, levels
+        )
+        trades = np.flatnonzero((record.kinds >= EXECUTE) & (record.kinds < HALT))
         # the side that took liquidity: the other side of the executed order
-        self.trade_signs = np.where(record.sides[self.trades] == BUY, -1, 1)
-        self.trade_sizes = np.ascontiguousarray(stream.sizes[self.trades])
+        self.trade_signs = np.where(self.sides[trades] == BUY, -1, 1).astype(np.int8)
+        self.trade_sizes = narrow(stream.sizes[trades])
+        self.trades = narrow(trades)
+
+    @property
+    def fix_starts(self) -> NDArray[np.int64]:
+        """(n + 1,): the corrections after message k are ``fix_starts[k]:fix_starts[k + 1]``
+        (computed when asked: the windows walk ``fix_after`` instead)."""
+        return np.searchsorted(self.fix_after, np.arange(len(self.kinds) + 1))
 
     def __len__(self) -> int:
         return len(self.time)
@@ -119,18 +134,20 @@ class ReplayDay:
             self.ticks,
             self.lots,
             self.arrival,
-            self.top,
+            self.best,
             price,
             self.halted,
             self.starts,
             self.level_messages,
             self.level_lots,
             self.opening,
-            self.fix_starts,
+            self.fix_after,
             self.fix_sides,
             self.fix_ticks,
             self.fix_lots,
             self.fix_arrival,
+            self.top.bounds,
+            self.levels,
         )
 
 
@@ -197,33 +214,3 @@ def _halted(kinds: NDArray[np.int64], ticks: NDArray[np.int64]) -> NDArray[np.bo
     np.maximum.accumulate(marks, out=marks)
     state[halts + 1] = np.where(ticks[halts] == RESUMED, 1, 2)
     return state[marks] == 2  # type: ignore[no-any-return]
-
-
-def _level_history(
-    kinds: NDArray[np.int64],
-    sides: NDArray[np.int64],
-    ticks: NDArray[np.int64],
-    lots: NDArray[np.int64],
-    opening: NDArray[np.int64],
-    fixes: NDArray[np.int64],
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """Per (side, tick), key ``side * n_ticks + tick``: ``starts[key]:starts[key + 1]`` in
-    the other two arrays are the messages that changed that level, in order, and the lots
-    there after each (after its reconciliation's corrections too: a message index appears
-    again for each correction that followed it)."""
-    n_ticks = opening.shape[1]
-    moves = np.flatnonzero((kinds <= EXECUTE) & (lots > 0))
-    after = np.concatenate((moves, fixes[:, 0]))
-    keys = np.concatenate((sides[moves], fixes[:, 1])) * n_ticks + np.concatenate(
-        (ticks[moves], fixes[:, 2])
-    )
-    delta = np.concatenate(
-        (np.where(kinds[moves] == SUBMIT, lots[moves], -lots[moves]), fixes[:, 3])
-    )
-    order = np.lexsort((after, keys))  # stable: a message's own move before its corrections
-    after, keys, delta = after[order], keys[order], delta[order]
-    starts = np.searchsorted(keys, np.arange(2 * n_ticks + 1)).astype(np.int64)
-    running = np.cumsum(delta)
-    before_group = np.concatenate(([0], running))[starts[keys]]
-    level_lots = opening.reshape(-1)[keys] + running - before_group
-    return starts, after.astype(np.int64), level_lots.astype(np.int64)

@@ -10,20 +10,27 @@ confined to the window's day (``ReplayDays.after``).
 Days given as data are all replayed at once. Days of a Parquet store (``ReplayDays.stored``)
 are replayed when a window first needs them: the tape joins the days in use only
 (``resident``), and ``use`` swaps days in and out, saying how far each kept day's messages
-moved so that the windows' indices can follow."""
+moved so that the windows' indices can follow. A day's replay makes several times the
+memory it keeps in passing: after days are replayed, the memory freed is given back to the
+system (``_give_back``), so that the process holds about what the tape holds."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
 from sekai.finance.lob._replay_day import TICK_MARGIN, ReplayDay, highest_tick, load_day
+from sekai.finance.lob._replay_levels import TopLevels, narrow
 
 PADDING = 0  # the padding message's type: with 0 lots, the windows' kernel ignores it
 
@@ -36,7 +43,7 @@ class ReplayDays:
     default the highest tick of any day plus ``TICK_MARGIN``). ``self[d]`` is day d's
     ``ReplayDay``; the attributes are the joined arrays ``_replay_windows`` reads (see
     ``tape``), with day d's messages at ``firsts[d]:ends[d]`` (its book after the last one
-    at ``top[ends[d]]``)."""
+    at ``top[ends[d]]``; ``top`` is looked up when indexed, as ``ReplayDay``'s)."""
 
     def __init__(
         self,
@@ -72,6 +79,7 @@ class ReplayDays:
                     )
                 )
         self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
+        self.levels = levels
         self.first_times = np.array([day.time[0] for day in days])
         self.last_times = np.array([day.time[-1] for day in days])
         self._replayed: dict[int, ReplayDay] = dict(enumerate(days))
@@ -103,6 +111,7 @@ class ReplayDays:
             n_ticks = TICK_MARGIN + max((highest - price_offset) // tick, 0) + 1
         self = cls.__new__(cls)
         self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
+        self.levels = levels
         # seconds after each day's midnight, as its replay's times count (ReplayStream)
         first, last = (
             np.array([getattr(s, f) for s in spans]) for f in ("first_time", "last_time")
@@ -148,6 +157,7 @@ class ReplayDays:
         # only now, every day replayed: a day that fails to load leaves the tape as it was
         self._replayed = replayed
         self._join()
+        _give_back()
         return np.where((before >= 0) & (self.firsts >= 0), self.firsts - before, 0)
 
     def __len__(self) -> int:
@@ -184,11 +194,11 @@ class ReplayDays:
         self.kinds, self.sides, self.ticks, self.lots = (
             _concat(parts(name), pad=PADDING) for name in ("kinds", "sides", "ticks", "lots")
         )
+        self.time = _concat(parts("time"), pad=np.inf)  # no window's search reaches the padding
         self.arrival = _concat(parts("arrival"), firsts, pad=-1)
         # per message and after the day's last: n + 1 a day, the padding's row the day's last
-        self.top, self.halted = _concat(parts("top")), _concat(parts("halted"))
-        fixes_before = np.cumsum([0] + [len(day.fix_lots) for day in days])[:-1]
-        self.fix_starts = _concat(parts("fix_starts"), fixes_before)
+        self.best, self.halted = _concat(parts("best")), _concat(parts("halted"))
+        self.fix_after = _concat(parts("fix_after"), firsts)
         self.fix_sides, self.fix_ticks, self.fix_lots = (
             _concat(parts(name)) for name in ("fix_sides", "fix_ticks", "fix_lots")
         )
@@ -202,18 +212,22 @@ class ReplayDays:
         self.trade_floors[numbers] = np.searchsorted(self.trades, firsts)
         self.opening = days[0].opening
         self.starts, self.level_messages, self.level_lots = _joined_levels(days, firsts)
-        self._clock = _clock(days, firsts, numbers)
+        self.top = TopLevels(
+            self.best, self.starts, self.level_messages, self.level_lots, self.opening, self.levels
+        )
 
     def after(self, day: NDArray[np.int64], times: NDArray[np.float64]) -> NDArray[np.int64]:
         """Per window of day ``day[w]``, the index of the first message of that day stamped
         after ``times[w]`` (``(W,)`` or ``(W, A)``): the day's first message before it starts,
-        ``ends[day]`` past its last message. Complex numbers order lexicographically, so the
-        clock ``day + 1j * time`` (a padding message: ``+inf``) orders the messages by day,
-        then by time, and one search finds every window's index within its own day."""
-        key = np.empty(np.shape(times), np.complex128)
-        key.real = day.reshape(day.shape + (1,) * (key.ndim - 1))
-        key.imag = times
-        return np.searchsorted(self._clock, key, "right")
+        ``ends[day]`` past its last message (a binary search in the day's part of ``time``)."""
+        times = np.asarray(times, np.float64)
+        found = np.empty(times.shape, np.int64)
+        flat = (len(day), int(np.prod(times.shape[1:])))
+        lo, hi = self.firsts[day], self.ends[day]
+        _after(self.time, lo, hi, times.reshape(flat), found.reshape(flat))
+        return found
+
+    fix_starts = ReplayDay.fix_starts  # the joined tape's, computed when asked
 
     def tape(self, price: NDArray[np.float64]) -> tuple[Any, ...]:
         """The joined arrays ``_replay_windows`` reads, in ``ReplayDay.tape``'s order (the
@@ -244,10 +258,11 @@ def _sources(messages: Any, orderbook: Any) -> list[tuple[Any, Any]]:
 
 
 def _concat(
-    parts: list[NDArray[Any]], offsets: NDArray[np.int64] | None = None, pad: int | None = None
+    parts: list[NDArray[Any]], offsets: NDArray[np.int64] | None = None, pad: float | None = None
 ) -> NDArray[Any]:
     """The days' ``parts`` as one array (one day's: itself), each part's indices (entries
-    >= 0; -1 stays) moved on by its ``offsets`` entry, and one ``pad`` entry between parts."""
+    >= 0; -1 stays) moved on by its ``offsets`` entry (then as narrow as they fit), and one
+    ``pad`` entry between parts."""
     if len(parts) == 1:
         return parts[0]
     if offsets is not None:
@@ -255,7 +270,32 @@ def _concat(
     if pad is not None:
         padding = np.full((1, *parts[0].shape[1:]), pad, parts[0].dtype)
         parts = [*(part for p in parts[:-1] for part in (p, padding)), parts[-1]]
-    return np.concatenate(parts)
+    joined = np.concatenate(parts)
+    return narrow(joined) if offsets is not None else joined
+
+
+def _give_back() -> None:
+    """Return freed memory to the system: what pyarrow's pool holds unused (reading a stored
+    day goes through it) and, on glibc, the free pages of malloc's heaps (``malloc_trim``).
+    Without them a process keeps the transients of a day's replay, ten times what the day
+    holds (``benchmarks/replay_store.py`` measures it)."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``; None where the C library has none (musl, macOS, Windows)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
 
 
 @contextlib.contextmanager
@@ -272,17 +312,20 @@ def _naming(d: int, source: Any, several: bool) -> Iterator[None]:
         raise type(error)(f"{what}: {error}") from error
 
 
-def _clock(
-    days: list[ReplayDay], firsts: NDArray[np.int64], numbers: list[int]
-) -> NDArray[np.complex128]:
-    """Per message of the joined tape ``day + 1j * time`` (``numbers``: the days' indices in
-    the set); ``+inf`` for the padding."""
-    clock = np.empty(firsts[-1] + len(days[-1]), np.complex128)
-    clock.imag = np.inf
-    for d, day, first in zip(numbers, days, firsts, strict=True):
-        clock.real[first : first + len(day) + 1] = d
-        clock.imag[first : first + len(day)] = day.time
-    return clock
+@numba.njit(cache=True)  # type: ignore[misc]
+def _after(time, lo, hi, times, found):  # type: ignore[no-untyped-def]
+    """``found[w, j]``: the first index in ``lo[w]:hi[w]`` whose ``time`` is past
+    ``times[w, j]`` (``hi[w]`` if none is)."""
+    for w in range(times.shape[0]):
+        for j in range(times.shape[1]):
+            a, b, t = lo[w], hi[w], times[w, j]
+            while a < b:
+                mid = (a + b) >> 1
+                if time[mid] <= t:
+                    a = mid + 1
+                else:
+                    b = mid
+            found[w, j] = a
 
 
 def _joined_levels(
@@ -315,7 +358,7 @@ def _joined_levels(
     order = np.lexsort((after_, keys_))  # stable: a message's own move before its corrections
     keys_, after_, lots_ = keys_[order], after_[order], lots_[order]
     starts = np.searchsorted(keys_, np.arange(len(days[0].starts))).astype(np.int64)
-    return starts, after_, lots_
+    return starts, narrow(after_), narrow(lots_)
 
 
 def _chosen_dates(held: list[Any], dates: Any, root: object, symbol: str) -> list[Any]:

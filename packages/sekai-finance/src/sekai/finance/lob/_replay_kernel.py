@@ -85,6 +85,7 @@ class ReplayRecord(NamedTuple):
     top: NDArray[np.int64]  # (n + 1, 2, levels, 2): the top levels before message k
     reconciliations: int  # messages after which the top levels were set to the orderbook row
     fixes: NDArray[np.int64]  # (c, FIX_FIELDS): the corrections, in the order they were made
+    crossings: NDArray[np.int64]  # (x, FIX_FIELDS): what crossing submissions traded, as fixes
 
 
 def replay_record(
@@ -138,7 +139,7 @@ def _run(
         if n != len(orderbook):  # a row per event: the row after its last message
             orderbook = orderbook[stream.source]
     row_ticks, row_sizes = _rows(orderbook, n, tick, price_offset)
-    unmatched, reconciliations, n_fixes, fixes = _replay(
+    unmatched, reconciliations, n_fixes, fixes, n_crossings, crossings = _replay(
         stream.kinds,
         stream.slots,
         stream.sizes,
@@ -165,6 +166,7 @@ def _run(
         top,
         int(reconciliations),
         fixes[:n_fixes].copy(),
+        crossings[:n_crossings].copy(),
     )
     return record, volume[:, :, 0], int(unmatched)
 
@@ -243,8 +245,10 @@ def _replay(  # type: ignore[no-untyped-def]
     from before the file, legacy volume). If ``reconciling``, set the top levels after
     message k to row k of ``row_ticks``/``row_sizes`` (``_reconcile``) where ``closes[k]``
     (the last message of an event: the rows describe the book between events). Return how many
-    messages were unmatched, how many needed reconciling, and the corrections (their count
-    and an array of FIX_FIELDS columns holding them in its first rows)."""
+    messages were unmatched, how many needed reconciling, the corrections (their count
+    and an array of FIX_FIELDS columns holding them in its first rows), and the same for the
+    lots a crossing submission traded at each level it reached (negative, arrival -1): the
+    level moves that ``lots_of`` does not show."""
     n_ticks = volume.shape[1]
     arrived = np.full(n_slots, -1, np.int64)
     legacy = volume.copy()
@@ -256,8 +260,9 @@ def _replay(  # type: ignore[no-untyped-def]
     head = np.full((2, n_ticks), -1, np.int64)
     tail = np.full((2, n_ticks), -1, np.int64)
     seen = np.empty((2, row_sizes.shape[2], 2), np.int64)  # the top levels a row shows
-    unmatched = reconciled = n_fixes = 0
+    unmatched = reconciled = n_fixes = n_crossings = 0
     fixes = np.empty((16, FIX_FIELDS), np.int64)
+    crossings = np.empty((16, FIX_FIELDS), np.int64)
     for k in range(len(kinds)):
         kind, slot, lots, price, side = kinds[k], slots[k], sizes[k], ticks[k], sides[k]
         lots_of[k], arrival[k] = 0, -1
@@ -266,7 +271,9 @@ def _replay(  # type: ignore[no-untyped-def]
             maker = 1 - side
             while lots and (best[0, SELL] <= price if side == BUY else best[0, BUY] >= price):
                 at = best[0, maker]
-                lots = _take(maker, at, lots, volume, legacy, size, head, tail, nxt, prv)
+                left = _take(maker, at, lots, volume, legacy, size, head, tail, nxt, prv)
+                crossings, n_crossings = _fix(crossings, n_crossings, k, maker, at, left - lots, -1)
+                lots = left
                 after_removal(volume, best, 0, maker, at)
             if lots:
                 size[slot], side_of[slot], tick_of[slot] = lots, side, price
@@ -321,7 +328,7 @@ def _replay(  # type: ignore[no-untyped-def]
             top[k] = seen[:, : top.shape[2]]
         else:
             _top(volume, best, bounds, top[k])
-    return unmatched, reconciled, n_fixes, fixes
+    return unmatched, reconciled, n_fixes, fixes, n_crossings, crossings
 
 
 @_jit

@@ -4,9 +4,10 @@ real FIFO queues: one compiled call per step, a leading window axis.
 The replayed book is the same for every window (agent orders are virtual: no market impact),
 so it is replayed once per day (``_replay_kernel.replay_record``) into per-message arrays that
 every window indexes, never copies: the lots each message moved, the arrival (message index)
-of the order it names, the top levels before it. A window holds only its cursor into those
-arrays and its agents' orders and accounts. An agent order has a side, a tick, a size, the
-lots ahead of it and the message index at which it joined its level:
+of the order it names, the best ticks before it, and the per-level history the deeper levels
+and the lots at any level are looked up in (``_replay_levels``). A window holds only its
+cursor into those arrays and its agents' orders and accounts. An agent order has a side, a
+tick, a size, the lots ahead of it and the message index at which it joined its level:
 
 - it joins behind every lot at its level then (legacy volume and orders that arrived before);
 - a cancel, delete or execution at its level of an order that arrived before it (or of legacy
@@ -33,6 +34,7 @@ import numba
 import numpy as np
 
 from sekai.finance.lob._engine import room, settle
+from sekai.finance.lob._replay_levels import lots_at, next_level
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.events import ADD as SUBMIT
 from sekai.finance.lob.events import EXECUTE
@@ -80,16 +82,17 @@ def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyp
     state[N_FILLS][w] = 0
     order = np.argsort(entry[w], kind="mergesort")  # ties: in agent order
     k = cursor[w]
+    fix = np.searchsorted(tape[12], k)  # the first correction after message k or later
     for j in range(entry.shape[1]):
         a = order[j]
         while k < entry[w, a]:
             _message(tape, k, w, terms, state)
-            _corrections(tape, k, w, state)
+            fix = _corrections(tape, k, fix, w, state)
             k += 1
         _instruct(tape, k, w, a, bid[w, a], ask[w, a], market[w, a], terms, state)
     while k < stop[w]:
         _message(tape, k, w, terms, state)
-        _corrections(tape, k, w, state)
+        fix = _corrections(tape, k, fix, w, state)
         k += 1
     cursor[w] = k
 
@@ -123,27 +126,31 @@ def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _corrections(tape, k, w, state):  # type: ignore[no-untyped-def]
-    """The reconciliation's corrections after message k, on window w's agent orders: legacy
-    volume added at an agent's level goes ahead of it; volume taken off (legacy, or an
-    order) moves it up if it was ahead."""
-    starts = tape[12]
-    if starts[k] == starts[k + 1]:
-        return
+def _corrections(tape, k, fix, w, state):  # type: ignore[no-untyped-def]
+    """The reconciliation's corrections after message k, from the first not yet applied
+    (``fix``), on window w's agent orders: legacy volume added at an agent's level goes
+    ahead of it; volume taken off (legacy, or an order) moves it up if it was ahead. Returns
+    the first correction after a later message."""
+    fix_after = tape[12]
+    if fix == len(fix_after) or fix_after[fix] != k:
+        return fix
     fix_sides, fix_ticks, fix_lots, fix_arrival = tape[13], tape[14], tape[15], tape[16]
     orders = state[ORDERS]
-    for j in range(starts[k], starts[k + 1]):
+    j = fix
+    while j < len(fix_after) and fix_after[j] == k:
         side, tick, lots = fix_sides[j], fix_ticks[j], fix_lots[j]
         for a in range(orders.shape[1]):
             # legacy (arrival -1) rests at the head: added or taken, it is ahead of the agent
             if orders[w, a, side, 0] == tick and fix_arrival[j] < orders[w, a, side, 3]:
                 orders[w, a, side, 2] = max(orders[w, a, side, 2] + lots, 0)
+        j += 1
+    return j
 
 
 @_jit
 def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's instruction, reaching window w's book before message k."""
-    top, halted = tape[5], tape[7]
+    best, halted = tape[5], tape[7]
     order_size, max_inventory, taker_fee = terms[0], terms[1], terms[3]
     orders, inventory = state[ORDERS], state[INVENTORY]
     acts = bid >= 0 or ask >= 0 or market != NO_MARKET
@@ -158,8 +165,8 @@ def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no
         orders[w, a, side, 1] = 0
         if tick < 0:
             continue
-        best = top[k, 1 - side, 0, 0]  # post-only: an order that would cross is dropped
-        if best >= 0 and (tick >= best if side == BUY else tick <= best):
+        other = best[k, 1 - side]  # post-only: an order that would cross is dropped
+        if other >= 0 and (tick >= other if side == BUY else tick <= other):
             continue
         size = min(order_size, room(inventory[w, a], side, max_inventory))
         if size > 0:
@@ -173,13 +180,16 @@ def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no
     orders[w, a, maker, 0] = -1  # self-trade prevention: the agent's own quote goes first
     orders[w, a, maker, 1] = 0
     left = min(order_size, room(inventory[w, a], market, max_inventory))
-    for level in range(top.shape[2]):
-        tick, lots = top[k, maker, level, 0], top[k, maker, level, 1]
+    history = (tape[8], tape[9], tape[10], tape[11])
+    step = -1 if maker == BUY else 1
+    tick = best[k, maker]
+    for _ in range(tape[18]):  # the tape's top levels, best first
         if left == 0 or tick < 0:
             break
-        take = min(left, lots)
+        take = min(left, lots_at(*history, maker, tick, k))
         _account(tape, w, a, market, tick, take, taker_fee, False, state)
         left -= take
+        tick = next_level(*history, tape[17], maker, tick + step, k)
     cap_room = room(inventory[w, a], market, max_inventory)
     if orders[w, a, market, 1] > cap_room:  # the quote on the traded side, cut to the room left
         orders[w, a, market, 1] = cap_room
@@ -223,17 +233,5 @@ def _account(tape, w, a, side, tick, lots, fee, maker, state):  # type: ignore[n
 
 @_jit
 def _volume(tape, side, tick, k):  # type: ignore[no-untyped-def]
-    """The lots at (side, tick) before message k: from the recorded top levels where they
-    reach that tick, else from the per-level history of the messages there."""
-    top = tape[5][k, side]
-    for level in range(top.shape[0]):
-        at = top[level, 0]
-        if at == tick:
-            return top[level, 1]
-        if at < 0 or (at < tick if side == BUY else at > tick):
-            return 0  # between two levels, better than the best, or past the last level
-    starts, messages, cumulative, opening = tape[8], tape[9], tape[10], tape[11]
-    key = side * opening.shape[1] + tick
-    lo, hi = starts[key], starts[key + 1]
-    j = lo + np.searchsorted(messages[lo:hi], k)
-    return opening[side, tick] if j == lo else cumulative[j - 1]
+    """The lots at (side, tick) before message k, from the per-level history."""
+    return lots_at(tape[8], tape[9], tape[10], tape[11], side, tick, k)

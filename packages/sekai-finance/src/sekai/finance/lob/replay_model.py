@@ -293,14 +293,19 @@ class ReplayModel:
         going = self._started.copy()
         going[indices] = False
         self._started[indices] = True
-        moved = self.terms.days.use(np.concatenate((days, self.day[going])))
+        # the tape's arrays let go first, so that the days dropped are freed (and their memory
+        # given back) inside ``use``; it is rebuilt whatever happens there
+        self._tape = ()
+        try:
+            moved = self.terms.days.use(np.concatenate((days, self.day[going])))
+        finally:
+            self._tape = self.terms.days.tape(self._price)
         if moved is None:
             return
         shift = moved[self.day] * going  # (W,): 0 for the windows starting now
         self.cursor += shift
         joined = self.orders[:, :, :, 3]
         joined += np.where(self.orders[:, :, :, 0] >= 0, shift[:, None, None], 0)
-        self._tape = self.terms.days.tape(self._price)
 
     def _chosen(self, option: dict[str, Any], rng: Any) -> tuple[int, int]:
         """The day and start of ``options={"day": d, "start": t}``: the start drawn by the
@@ -394,7 +399,7 @@ class ReplayModel:
     def view(self, a: int) -> TraderView:
         """Agent a's view in every window: the book it sees, its account and orders now."""
         levels = self.terms.market.book_levels
-        top = self.terms.days.top[self._seen(a)].astype(np.int64)  # int32 on a narrow tape
+        top = self.terms.days.top[self._seen(a)]
         orders = self.orders[:, a]
         return TraderView(
             top[:, BUY, :levels, 0],
@@ -458,8 +463,8 @@ class ReplayModel:
     def _mark(self, indices: NDArray[np.int64]) -> None:
         """The mid of each window's book now (kept where a side is empty)."""
         days = self.terms.days
-        top = days.top[self.cursor[indices]]
-        bid, ask = top[:, BUY, 0, 0], top[:, SELL, 0, 0]
+        best = days.best[self.cursor[indices]]
+        bid, ask = best[:, BUY], best[:, SELL]
         both = (bid >= 0) & (ask >= 0)
         mid = (self._price[np.maximum(bid, 0)] + self._price[np.maximum(ask, 0)]) / 2
         self.mid[indices] = np.where(both, mid, self.mid[indices])
