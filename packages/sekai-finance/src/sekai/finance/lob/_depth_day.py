@@ -90,6 +90,12 @@ class DepthDays:
     def __len__(self) -> int:
         return 1
 
+    @property
+    def best(self) -> NDArray[np.int64]:
+        """The best bid and ask tick before each message (``[k, side]``, -1 for none), as
+        ``ReplayDays.best``."""
+        return self.top[:, :, 0, 0]  # type: ignore[no-any-return]
+
     def use(self, needed: Any) -> None:
         """The one day is always on the tape: nothing moves."""
         return None
