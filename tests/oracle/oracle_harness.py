@@ -16,6 +16,8 @@ from sekai.finance.lob._replay_windows import CANCEL_ORDER, KEEP_ORDER, NO_MARKE
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.events import EXECUTE, PRICE_UNITS
 from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
+from sekai.finance.lob.market import CANCEL as ENV_CANCEL
+from sekai.finance.lob.market import IMPROVE, KEEP
 from sekai.finance.lob.replay_model import ReplayModel, build_terms
 
 GTX, LIMIT = hbt.GTX, hbt.LIMIT  # post-only limit orders, as the env's
@@ -159,12 +161,10 @@ def sekai_fills(
 
 
 @numba.njit
-def _drive(bt, time, what, side, price, order, size, end, out_seen):  # type: ignore[no-untyped-def]
+def _drive(bt, time, what, side, price, order, size, end, wake, out_seen):  # type: ignore[no-untyped-def]
     bt.elapse(1)  # the clock starts at the first event (before: no time at all)
     for i in range(len(time)):
-        now = bt.current_timestamp
-        if time[i] > now:
-            bt.elapse(time[i] - now)
+        _run_to(bt, time[i], wake)
         depth = bt.depth(0)
         out_seen[i, 0] = depth.best_bid_tick
         out_seen[i, 1] = depth.best_ask_tick
@@ -175,21 +175,29 @@ def _drive(bt, time, what, side, price, order, size, end, out_seen):  # type: ig
                 bt.submit_sell_order(0, order[i], price[i], size, GTX, LIMIT, False)
         else:
             bt.cancel(0, order[i], False)
+    _run_to(bt, end, wake)
+
+
+@numba.njit
+def _run_to(bt, until, wake):  # type: ignore[no-untyped-def]
+    """Elapse ``bt`` to the exchange time ``until`` (or the end of its feed); with ``wake`` > 0,
+    waking every ``wake`` ns on the way to read the best bid and ask, as a strategy deciding
+    that often would."""
     now = bt.current_timestamp
-    if end > now:
-        bt.elapse(end - now)
+    while wake > 0 and until - now > wake:
+        if bt.elapse(wake) != 0:
+            return  # the end of the feed: its clock stops there
+        depth = bt.depth(0)  # calls into hftbacktest's library: never optimised away
+        depth.best_bid_tick, depth.best_ask_tick  # noqa: B018
+        now = bt.current_timestamp
+    if until > now:
+        bt.elapse(until - now)
 
 
-def hftbacktest_fills(
-    data: NDArray[Any],
-    schedule: Schedule,
-    *,
-    entry_latency: int,
-    response_latency: int,
-    order_size: int,
-) -> tuple[Fills, NDArray[np.int64]]:
-    """Per order, its fills in hftbacktest's L3 FIFO backtest (no partial fills: its only L3
-    exchange), and the best bid and ask tick its strategy saw at each instruction."""
+def hftbacktest_backtest(data: NDArray[Any], *, entry_latency: int, response_latency: int) -> Any:
+    """hftbacktest's L3 FIFO backtest of the feed ``data`` (``to_hftbacktest``), no fees, one
+    cent a tick and one lot a unit, as ``hftbacktest_fills`` runs it (no partial fills: its
+    only L3 exchange)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         asset = (
@@ -203,21 +211,37 @@ def hftbacktest_fills(
             .tick_size(TICK / PRICE_UNITS)
             .lot_size(1.0)
         )
-    bt = hbt.HashMapMarketDepthBacktest([asset])
+    return hbt.HashMapMarketDepthBacktest([asset])
+
+
+def drive(
+    bt: Any, schedule: Schedule, order_size: int, end: int, *, wake: int = 0
+) -> NDArray[np.int64]:
+    """Send ``schedule``'s instructions through the backtest ``bt``, each at its time, then
+    run it to the exchange time ``end``; the best bid and ask tick it saw at each instruction.
+    The strategy wakes at its instructions only, or with ``wake`` > 0 also every ``wake`` ns
+    in between (reading the best bid and ask), as an env's agent deciding every step."""
     seen = np.zeros((len(schedule.time), 2), np.int64)
     price = schedule.tick * (TICK / PRICE_UNITS)
+    # contiguous columns, so that numba compiles the loop once for every schedule
+    columns = (schedule.time, schedule.what, schedule.side, price, schedule.order)
+    _drive(bt, *map(np.ascontiguousarray, columns), float(order_size), end, wake, seen)
+    return seen
+
+
+def hftbacktest_fills(
+    data: NDArray[Any],
+    schedule: Schedule,
+    *,
+    entry_latency: int,
+    response_latency: int,
+    order_size: int,
+) -> tuple[Fills, NDArray[np.int64]]:
+    """Per order, its fills in hftbacktest's L3 FIFO backtest (``hftbacktest_backtest``), and
+    the best bid and ask tick its strategy saw at each instruction."""
+    bt = hftbacktest_backtest(data, entry_latency=entry_latency, response_latency=response_latency)
     end = int(schedule.time[-1]) + entry_latency + response_latency + 1
-    _drive(
-        bt,
-        schedule.time,
-        schedule.what,
-        schedule.side,
-        price,
-        schedule.order,
-        float(order_size),
-        end,
-        seen,
-    )
+    seen = drive(bt, schedule, order_size, end)
     fills: Fills = {int(o): [] for o in schedule.order}
     orders = bt.orders(0)
     for o in fills:
@@ -226,6 +250,22 @@ def hftbacktest_fills(
             fills[o].append((int(got.exch_timestamp), int(got.exec_price_tick), int(got.exec_qty)))
     bt.close()
     return fills, seen
+
+
+def env_actions(schedule: Schedule, first: int, step: int) -> NDArray[np.int64]:
+    """``schedule`` as LobsterReplay-v0 actions, one row per step of ``step`` ns from the
+    exchange time ``first`` up to the step after its last instruction: each instruction in the
+    step it falls in, priced relative to the best the agent saw (keep where there is none)."""
+    steps = int((schedule.time[-1] - first) // step) + 2
+    actions = np.full((steps, 3), KEEP, np.int64)
+    step_of = (schedule.time - first) // step
+    for i in range(len(schedule.time)):
+        side = schedule.side[i]
+        offset = schedule.tick[i] - schedule.seen[i, side]
+        offset = -offset if side == BUY else offset  # ticks behind the best
+        entry = ENV_CANCEL if schedule.what[i] == CANCEL else IMPROVE + 1 + offset
+        actions[step_of[i], side] = entry
+    return actions
 
 
 def differences(

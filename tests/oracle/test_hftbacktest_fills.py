@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "finance" / "lob"))  # synthe
 from hftbacktest_events import to_hftbacktest
 from oracle_harness import (
     differences,
+    env_actions,
     hftbacktest_fills,
     make_terms,
     random_schedule,
@@ -123,8 +124,6 @@ def test_the_env_makes_the_fills_the_comparison_checks():
     """LobsterReplay-v0 stepped on the schedule's actions (its instructions relative to the
     best it sees) fills, step by step, exactly what the message-by-message kernel did."""
     from sekai.envs.finance.lobster_replay import LobsterReplayEnv
-    from sekai.finance.lob.book import BUY
-    from sekai.finance.lob.market import CANCEL, IMPROVE
 
     events = synthetic_day(0, n_events=10_000)
     terms = make_terms(events, 1)
@@ -133,7 +132,7 @@ def test_the_env_makes_the_fills_the_comparison_checks():
     )
     ours, _ = sekai_fills(events, terms, schedule, ENTRY)
     first = int(events["time"][0])
-    steps = int((schedule.time[-1] - first) // STEP) + 2
+    actions = env_actions(schedule, first, STEP)
     expected: dict[int, list[tuple[int, int, int]]] = {}
     new = schedule.what == 0
     sent = dict(zip(schedule.order[new].tolist(), schedule.side[new].tolist(), strict=True))
@@ -144,22 +143,15 @@ def test_the_env_makes_the_fills_the_comparison_checks():
     env = LobsterReplayEnv(
         events,
         step_seconds=STEP / 1e9,
-        episode_steps=steps,
+        episode_steps=len(actions),
         entry_latency=ENTRY / 1e9,
         data_latency=FEED / 1e9,
         order_size=1,
         max_inventory=10**6,
     )
     env.reset(seed=0, options={"start": 0})
-    step_of = (schedule.time - first) // STEP
     got: dict[int, list[tuple[int, int, int]]] = {}
-    for j in range(steps):
-        action = np.zeros(3, np.int64)
-        for i in np.flatnonzero(step_of == j):
-            side = schedule.side[i]
-            offset = schedule.tick[i] - schedule.seen[i, side]
-            offset = -offset if side == BUY else offset  # ticks behind the best
-            action[side] = CANCEL if schedule.what[i] == 1 else IMPROVE + 1 + offset
+    for j, action in enumerate(actions):
         env.step(action)
         rows = [(int(s), int(t), int(n)) for _, s, t, n, _ in env.unwrapped.fills()]
         if rows:

@@ -346,6 +346,25 @@ def test_the_native_batch_equals_the_single_env_on_the_same_windows():
     vec.close()
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        [[0, 0, 0], [6, 0, 0]],  # past the bid instruction's range
+        [[0, 0, 0], [0, -1, 0]],  # below the ask instruction's
+        [[0, 0, 3], [0, 0, 0]],  # past the market order's
+        [[0, 0, 0], [0.0, 0.0, 0.0]],  # not integers
+        np.zeros((2, 3), bool),  # not integers either
+    ],
+)
+def test_the_native_batch_refuses_a_batch_with_any_row_outside_the_action_space(bad):
+    vec = sekai.make_vec("LobsterReplay-v0", 2, episode_steps=5)
+    vec.reset(seed=0)
+    vec.step(np.array([[0, 0, 0], [5, 5, 2]]))  # the space's corners are rows of it
+    with pytest.raises(ValueError, match=r"actions must be rows of MultiDiscrete\(\[6, 6, 3\]\)"):
+        vec.step(np.array(bad))
+    vec.close()
+
+
 def test_cash_and_shares_are_conserved_over_100000_random_actions():
     """Every step's fills, booked independently, give the accounts: 100 windows of three
     agents with their own latencies, random allowed actions, until 100,000 were taken."""

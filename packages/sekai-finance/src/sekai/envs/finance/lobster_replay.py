@@ -16,7 +16,7 @@ from sekai.envs.finance._pictures import Picture
 from sekai.envs.finance._single import FinanceEnv, InfoArrays
 from sekai.finance.lob.market import action_space_for
 from sekai.finance.lob.replay_model import ReplayModel, ReplayTerms, build_terms
-from sekai.spaces import Box
+from sekai.spaces import Box, MultiDiscrete
 
 AGENT = "agent"
 
@@ -147,10 +147,9 @@ class OneAgent:
         return self.model.observe()[:, 0]
 
     def step(self, actions: np.ndarray, rng: np.random.Generator) -> tuple[Any, ...]:
-        space = action_space_for()
         actions = np.asarray(actions)
-        if actions.ndim != 2 or actions.shape[1] != 3 or not all(map(space.contains, actions)):
-            raise ValueError(f"actions must be rows of {space}, got {actions.tolist()!r}")
+        if not _rows_of(_ACTION_SPACE, actions):
+            raise ValueError(f"actions must be rows of {_ACTION_SPACE}, got {actions.tolist()!r}")
         rewards, terminated, truncated, infos = self.model.step(
             actions.astype(np.int64)[:, None], [AGENT], strict=False
         )
@@ -182,3 +181,19 @@ class OneAgent:
     @property
     def timestamp(self) -> np.ndarray:
         return self.model.now()
+
+
+_ACTION_SPACE = action_space_for()
+
+
+def _rows_of(space: MultiDiscrete, actions: np.ndarray) -> bool:
+    """Whether every row of ``actions`` is in ``space``, as ``space.contains`` judges one
+    (integers, each entry in its range), checked for the whole batch at once: a loop over
+    the rows cost a native batch of 1,024 windows most of its step."""
+    return (
+        actions.ndim == 2
+        and actions.shape[1:] == space.shape
+        and actions.dtype.kind in "iu"
+        and np.can_cast(actions.dtype, space.dtype, "same_kind")
+        and bool(((actions >= space.start) & (actions < space.start + space.nvec)).all())
+    )
