@@ -17,14 +17,28 @@ import contextlib
 import io
 import re
 import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from sekai import registration
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 _FENCE = re.compile(
     r"(?:^<!-- needs: ([^>]*?) -->\n)?^```python[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE
 )
+
+
+@pytest.fixture(autouse=True)
+def _registry_as_it_was() -> Iterator[None]:
+    """The envs a page registers are gone after it: a later test in the same process (``sekai
+    list``'s, say) sees the registry the plugins made, not the pages' examples."""
+    len(registration.registry)  # loads the plugins, so they are part of the snapshot
+    snapshot = dict(registration.registry._specs)
+    yield
+    registration.registry._specs.clear()
+    registration.registry._specs.update(snapshot)
 
 
 def _blocks(page: Path, needs: tuple[str, ...] = ()) -> list[tuple[int, str]]:
