@@ -222,9 +222,8 @@ class ReplayDays:
         ``ends[day]`` past its last message (a binary search in the day's part of ``time``)."""
         times = np.asarray(times, np.float64)
         found = np.empty(times.shape, np.int64)
-        flat = (len(day), int(np.prod(times.shape[1:])))
-        lo, hi = self.firsts[day], self.ends[day]
-        _after(self.time, lo, hi, times.reshape(flat), found.reshape(flat))
+        flat = (len(day), times.size // max(len(day), 1))
+        _after(self.time, self.firsts, self.ends, day, times.reshape(flat), found.reshape(flat))
         return found
 
     fix_starts = ReplayDay.fix_starts  # the joined tape's, computed when asked
@@ -313,12 +312,12 @@ def _naming(d: int, source: Any, several: bool) -> Iterator[None]:
 
 
 @numba.njit(cache=True)  # type: ignore[misc]
-def _after(time, lo, hi, times, found):  # type: ignore[no-untyped-def]
-    """``found[w, j]``: the first index in ``lo[w]:hi[w]`` whose ``time`` is past
-    ``times[w, j]`` (``hi[w]`` if none is)."""
+def _after(time, firsts, ends, day, times, found):  # type: ignore[no-untyped-def]
+    """``found[w, j]``: the first index in ``firsts[day[w]]:ends[day[w]]`` whose ``time`` is
+    past ``times[w, j]`` (``ends[day[w]]`` if none is)."""
     for w in range(times.shape[0]):
         for j in range(times.shape[1]):
-            a, b, t = lo[w], hi[w], times[w, j]
+            a, b, t = firsts[day[w]], ends[day[w]], times[w, j]
             while a < b:
                 mid = (a + b) >> 1
                 if time[mid] <= t:
