@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
+from sekai.finance.lob._replay_levels import scan_bounds
 from sekai.finance.lob.book import BUY, SELL
 
 _jit = numba.njit(cache=True)  # type: ignore[call-overload]
@@ -67,6 +68,7 @@ class DepthDays:
         self.top = np.empty((n + 1, 2, levels, 2), np.int64)
         self.prev = np.empty(n, np.int64)
         _replay(self.kinds, self.sides, self.ticks, self.lots, n_ticks, self.prev, self.top)
+        self._best = np.ascontiguousarray(self.top[:, :, 0, 0])
         midnight = int(time[0]) // _events.DAY * _events.DAY
         self.time = (time - midnight) / _events.NANOSECONDS  # seconds after midnight
         self.halted = np.zeros(n + 1, bool)  # depth data has no trading states
@@ -86,6 +88,7 @@ class DepthDays:
         self.firsts = np.zeros(1, np.int64)
         self.ends = np.array([n], np.int64)
         self._clock = np.append(self.time, np.inf)
+        self._bounds = scan_bounds(self.starts, self.opening)
 
     def __len__(self) -> int:
         return 1
@@ -94,7 +97,7 @@ class DepthDays:
     def best(self) -> NDArray[np.int64]:
         """The best bid and ask tick before each message (``[k, side]``, -1 for none), as
         ``ReplayDays.best``."""
-        return self.top[:, :, 0, 0]  # type: ignore[no-any-return]
+        return self._best
 
     def use(self, needed: Any) -> None:
         """The one day is always on the tape: nothing moves."""
@@ -106,23 +109,28 @@ class DepthDays:
         return np.searchsorted(self._clock, times, "right")
 
     def tape(self, price: NDArray[np.float64]) -> tuple[Any, ...]:
-        """The arrays ``_depth_windows`` reads, in its order, with ``price`` per tick (the
-        places of ``top``, ``price``, ``halted`` and the level history are those of
-        ``ReplayDay.tape``, so the replay windows' rules for joining a queue apply as they
-        are)."""
+        """The arrays ``_depth_windows`` reads, in its order, with ``price`` per tick. The
+        places of the best ticks, ``price``, ``halted``, the level history, its scan bounds
+        and the number of levels are those of ``ReplayDay.tape``, so the replay windows' rules
+        for instructions apply as they are; the reconciliation's places are empty (depth data
+        is not reconciled)."""
+        unused = np.zeros(0, np.int64)
         return (
             self.kinds,
             self.sides,
             self.ticks,
             self.lots,
             self.prev,
-            self.top,
+            self._best,
             price,
             self.halted,
             self.starts,
             self.level_messages,
             self.level_lots,
             self.opening,
+            *(unused,) * 5,
+            self._bounds,
+            self.top.shape[2],
         )
 
 

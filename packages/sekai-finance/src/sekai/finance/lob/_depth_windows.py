@@ -87,7 +87,7 @@ def _window(w, tape, stop, instructions, terms, state, queue, code, n):  # type:
 @_jit
 def _message(tape, k, w, terms, state, queue, code, n):  # type: ignore[no-untyped-def]
     """Message k's effect on window w's agent orders."""
-    kinds, sides, ticks, lots, prev, top = tape[0], tape[1], tape[2], tape[3], tape[4], tape[5]
+    kinds, sides, ticks, lots, prev, best = tape[0], tape[1], tape[2], tape[3], tape[4], tape[5]
     side, tick, size = sides[k], ticks[k], lots[k]
     orders = state[ORDERS]
     for a in range(orders.shape[1]):
@@ -100,7 +100,7 @@ def _message(tape, k, w, terms, state, queue, code, n):  # type: ignore[no-untyp
                 _set_front(orders, queue, w, a, side, front, cum)
             # the other side's best reaching the agent's price fills it whole
             other = 1 - side
-            at, before, after = orders[w, a, other, 0], top[k, side, 0, 0], top[k + 1, side, 0, 0]
+            at, before, after = orders[w, a, other, 0], best[k, side], best[k + 1, side]
             if at >= 0 and _reached(side, before, after, at):
                 _fill(tape, w, a, other, at, orders[w, a, other, 1], terms, state)
             continue
