@@ -86,6 +86,7 @@ def test_level_changes_move_the_queue_as_the_model_says(model, after):
     assert ahead == [5, after]
 
 
+@pytest.mark.needs("sekai-vector")
 def test_the_single_env_and_the_native_batch_agree_exactly():
     kwargs = dict(depth=L2, trades=TRADES, queue_model="log", step_seconds=1.0, episode_steps=40,
                   entry_latency=0.3, data_latency=0.2, max_inventory=3)  # fmt: skip

@@ -346,6 +346,7 @@ def test_the_native_batch_equals_the_single_env_on_the_same_windows():
     vec.close()
 
 
+@pytest.mark.needs("sekai-vector")
 @pytest.mark.parametrize(
     "bad",
     [
