@@ -179,9 +179,10 @@ def _reached(tape, k, w, side, tick, state):  # type: ignore[no-untyped-def]
     reached = _window_level(tape, k, state[DEFICITS][w], side, tick)
     for a in range(orders.shape[1]):
         at = orders[w, a, side, 0]
-        if at >= 0 and (at <= tick if side == BUY else at >= tick):
-            if reached < 0 or (at > reached if side == BUY else at < reached):
-                reached = at
+        beyond = at <= tick if side == BUY else at >= tick
+        nearer = reached < 0 or (at > reached if side == BUY else at < reached)
+        if at >= 0 and beyond and nearer:
+            reached = at
     return reached
 
 
