@@ -183,3 +183,23 @@ def test_a_large_sell_moves_the_book_only_with_impact():
         assert model.inventory[0, 0] < -100
     assert (bids[True] <= bids[False]).all() and (bids[True] < bids[False]).sum() >= 10
     assert (mids[True] < mids[False]).sum() >= 10
+
+
+def test_a_day_of_a_set_with_impact_is_that_day_alone():
+    """Each day's queues start empty: a window in day 1 of a set of two days steps exactly as
+    the same window of day 1 replayed alone (on the same grid)."""
+    days = [generate_day(seed, events=3_000).messages for seed in (4, 5)]
+    kwargs = dict(n_ticks=N_TICKS, episode_steps=40, order_size=200, max_inventory=2_000)
+    both = LobsterReplayEnv(days, impact=True, **kwargs)  # type: ignore[arg-type]
+    alone = LobsterReplayEnv(days[1], impact=True, **kwargs)  # type: ignore[arg-type]
+    obs = both.reset(options={"day": 1, "start": 3})[0]
+    assert np.array_equal(obs, alone.reset(options={"start": 3})[0])
+    rng = np.random.default_rng(5)
+    fills = 0
+    for _ in range(40):
+        action = [int(rng.choice(np.flatnonzero(m))) for m in both.action_mask()]
+        result = both.step(action)
+        assert np.array_equal(result.observation, alone.step(action).observation)
+        assert np.array_equal(both.fills(), alone.fills())
+        fills += result.info["fills"]
+    assert fills > 10 and both.model.deficits.any()
