@@ -96,10 +96,10 @@ def test_the_windows_agree_with_an_order_by_order_reference(day):
 
 @pytest.mark.parametrize("day", sorted(DAYS))
 def test_shares_and_cash_are_conserved_and_the_book_never_crosses(day):
-    """Over 100,000 messages in 32 windows of random agents: what the agent bought and sold
-    is what the window's book lost or kept against the replayed book (each taker lot taken
-    from a level, each maker fill of a real submission kept from it), the cash is the fills'
-    value, no level is negative and the window's book is never crossed."""
+    """Over 100,000 messages in 32 windows of random agents: every fill, booked on its own,
+    moves the agent's shares and cash by what the world's side of it gave and took (the
+    accounts equal the fills' sums), the inventory stays within its cap, no level of any
+    window is negative and no window's book is crossed."""
     terms = impact_terms(day, max_inventory=600 if day == "lobster_days" else 40)
     windows = 32
     model = ReplayModel(terms, windows)
@@ -131,6 +131,35 @@ def test_shares_and_cash_are_conserved_and_the_book_never_crosses(day):
             shares[done] = 0
             cash[done] = 10_000.0
     assert np.abs(model.inventory).max() <= terms.market.max_inventory
+
+
+@pytest.mark.parametrize("day", sorted(DAYS))
+def test_a_market_order_removes_exactly_the_lots_it_takes(day):
+    """In 64 windows whose books random agents have already changed, a market order (alone,
+    no message after it) takes lots from the window's levels, best first: each level it
+    traded at loses exactly the lots of that fill, the others none; the agent's shares
+    change by the lots the book lost."""
+    terms = impact_terms(day)
+    windows = 64
+    model = ReplayModel(terms, windows)
+    rng = np.random.default_rng(4)
+    model.reset(np.arange(windows), [None] * windows, rng)
+    for _ in range(10):
+        model.step(random_actions(model, rng), ["agent"], strict=True)
+    keep = np.full((windows, 1), -1, np.int64)
+    sides = rng.integers(0, 2, (windows, 1))
+    before, shares = model.deficits.copy(), model.inventory[:, 0].copy()
+    entry = model.cursor[:, None].copy()
+    model._step_windows(model.cursor.copy(), (entry, keep, keep, sides))
+    for w in range(windows):
+        taken = np.zeros_like(before[w])
+        for _, side, tick, lots, maker in model.fill_log(w).tolist():
+            assert maker == 0
+            taken[1 - side, tick] += lots
+        assert np.array_equal(model.deficits[w] - before[w], taken)
+        bought = taken[SELL].sum() - taken[BUY].sum()
+        assert model.inventory[w, 0] - shares[w] == bought
+    assert (model.deficits != before).any(axis=(1, 2)).sum() > windows // 2
 
 
 def test_impact_refuses_an_orderbook_and_a_bad_flag():
