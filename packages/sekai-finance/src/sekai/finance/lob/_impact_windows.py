@@ -20,8 +20,9 @@ window still holds. Per message, on window w:
 - a submission that crosses the agent's order trades with it first and rests with the rest.
 
 An agent order joins behind the window's lots at its level, a post-only order is dropped if
-it would cross the window's book, and the observation shows the window's book. A level never
-holds more in a window than replayed: the window's book is never crossed by the replay's.
+it would cross the window's book, and the observation shows the window's book. A window's
+level never holds more lots than the replayed one, so its book never crosses where the
+replay's does not.
 Agent fills, accounts and fees are ``_replay_windows``' (``_fill``, ``_account``); days with
 level rows (reconciliation) are refused, their legacy volume names no order. numba is
 imported here and there only.
@@ -164,10 +165,10 @@ def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
         if at < 0:
             break
         level = lots_at(tape[8], tape[9], tape[10], tape[11], side, at, k)
-        taken, rest = _take_level(
+        took, rest = _take_level(
             tape, k, w, side, at, level - deficit[side, at], rest, True, terms, state
         )
-        deficit[side, at] += taken
+        deficit[side, at] += took
         at += step
 
 
