@@ -232,3 +232,7 @@ def test_a_day_of_a_set_with_impact_is_that_day_alone():
         assert np.array_equal(both.fills(), alone.fills())
         fills += result.info["fills"]
     assert fills > 10 and both.model.deficits.any()
+
+
+def test_the_env_with_impact_passes_check_env():
+    sekai.check_env(sekai.make("LobsterReplay-v0", impact=True))
