@@ -18,6 +18,10 @@ The day: a long recording of the Cont-Stoikov-Talreja flow as LOBSTER messages
 3. The same over a set of ``DAYS`` days (the flow with seeds 1, 2, ..., each a ``DAYS``-th of
    the long day, so the set has about as many messages): window w in day ``w % DAYS``, every
    window of every day stepped by one compiled call.
+4. Impact: messages per second through ``make_vec("LobsterReplay-v0", 1024, impact=...)``
+   (the whole vector step, random allowed actions: market orders two steps in three), with
+   impact off and on over the long day, and their ratio. The two runs alternate, so that a
+   change of load on a shared machine touches both.
 
 Each figure is the best of a few rounds, in wall time (the window kernel runs on every core);
 the machine's load average is printed beside them: on a shared machine quote ratios.
@@ -31,6 +35,7 @@ import time
 
 import numpy as np
 
+import sekai
 from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 from sekai.finance import BUY, SELL, ContStoikovTalreja, OrderBook, simulate_flow
 from sekai.finance.lob._replay_kernel import replay_levels, replay_record
@@ -126,6 +131,48 @@ def window_rates(
     return best_kernel, best_step, messages
 
 
+def vec_rates(
+    messages: np.ndarray, steps: int, span: float, rounds: int, windows: int = 1024
+) -> dict[bool, float]:
+    """Messages per second through ``make_vec("LobsterReplay-v0", windows, impact=...)``
+    over ``steps`` steps, impact off and on (the best of ``rounds`` alternating rounds)."""
+    vecs = {
+        impact: sekai.make_vec(
+            "LobsterReplay-v0",
+            windows,
+            messages=messages,
+            n_ticks=N_TICKS,
+            step_seconds=span,
+            episode_steps=steps + 1,  # no window resets inside the timed steps
+            book_levels=5,
+            impact=impact,
+        )
+        for impact in (False, True)
+    }
+    best = dict.fromkeys(vecs, 0.0)
+    last = int(vecs[False].template.terms.last_starts[0])
+    options = [{"start": w % (last + 1)} for w in range(windows)]
+    for _ in range(rounds + 1):  # the first round compiles and warms up
+        for impact, vec in vecs.items():
+            rng = np.random.default_rng(0)
+            vec.reset(seed=0, options=options)
+            model = vec._model.model
+            seconds, moved = 0.0, 0
+            for _ in range(steps):
+                actions = np.stack(
+                    [np.argmax(rng.random(m.shape) * m, axis=1) for m in model.masks(0)], 1
+                )
+                before = model.cursor.copy()
+                start = time.perf_counter()
+                vec.step(actions)
+                seconds += time.perf_counter() - start
+                moved += int((model.cursor - before).sum())
+            best[impact] = max(best[impact], moved / seconds)
+    for vec in vecs.values():
+        vec.close()
+    return best
+
+
 def _rest_orders(model: ReplayModel) -> None:
     """Every window's agent joins the best bid and the best ask, so each message is checked
     against two resting orders."""
@@ -165,6 +212,12 @@ def report(quick: bool, span: float) -> None:
     )
     print(f"windows of the day: {steps} steps of {span:g} s each, starting at steps 0, 1, ...")
     _window_table(env, steps, rounds)
+    impact_steps = min(steps - 1, 20)
+    rates = vec_rates(messages, impact_steps, span, rounds)
+    print(
+        f"make_vec(..., 1024), {impact_steps} steps: impact off {rates[False]:>12,.0f} "
+        f"messages/s, on {rates[True]:>12,.0f} (x{rates[True] / rates[False]:.2f})"
+    )
     days = [
         record_flow(
             simulate_flow(ContStoikovTalreja(), 3600.0 * hours / DAYS, n_ticks=N_TICKS, seed=seed),

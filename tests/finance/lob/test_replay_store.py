@@ -73,11 +73,13 @@ def test_the_store_env_replays_one_day_at_a_time_as_the_days_given_as_data(root,
             assert np.array_equal(a.observation, b.observation) and a.reward == b.reward
 
 
-def test_the_tape_follows_the_windows_and_their_indices_move_with_their_days(root, days):
+@pytest.mark.parametrize("impact", [False, True])
+def test_the_tape_follows_the_windows_and_their_indices_move_with_their_days(root, days, impact):
     """Windows restart in new days while others are mid-episode: the stored tape swaps days
-    in and out and moves the running windows' indices; every step equals the eager set's."""
-    stored = ReplayModel(build_terms(1, messages=root, days=None, **TERMS), 6)
-    eager = ReplayModel(build_terms(1, messages=days, days=None, **TERMS), 6)
+    in and out and moves the running windows' indices (with impact, the queue positions
+    follow); every step equals the eager set's."""
+    stored = ReplayModel(build_terms(1, messages=root, days=None, impact=impact, **TERMS), 6)
+    eager = ReplayModel(build_terms(1, messages=days, days=None, impact=impact, **TERMS), 6)
     rng, draws = np.random.default_rng(0), np.random.default_rng(1)
     every = np.arange(6)
     first = [{"day": d, "start": 3 * d} for d in (1, 1, 2, 1, 2, 1)]
@@ -102,6 +104,7 @@ def test_the_tape_follows_the_windows_and_their_indices_move_with_their_days(roo
             stored.inventory, eager.inventory
         )
     assert len(seen) > 3 and any(0 in r for r in seen) and any(3 in r for r in seen)
+    assert not impact or stored.deficits.any()
 
 
 def test_days_choose_a_range_or_a_list(root):

@@ -41,7 +41,11 @@ class LobsterReplayEnv(FinanceEnv):
     ``sampler`` draws among the windows of every day, ``reset(options={"day": d, "start":
     step})`` chooses (``day`` only with one day optional; ``start`` omitted: drawn in day d);
     ``info["day"]`` says which day. The agent's
-    orders are virtual: they sit in the real queues but never change the replayed book.
+    orders are virtual by default: they sit in the real queues but never change the replayed
+    book. With ``impact=True`` its trades take the real lots they meet out of its window's
+    book, later messages about those orders adapted (``sekai.finance.lob._impact_windows``);
+    impact needs the messages alone (no ``orderbook``: its rows describe the day without the
+    agent).
     Actions, masks and the inventory cap are LimitOrderBookMarket's (``order_size``,
     ``max_inventory``, ``initial_cash``); an entry the masks forbid is done as keep (or no
     market order) and counted in ``info["ignored"]``, so every action of the space is valid;
@@ -87,6 +91,7 @@ class LobsterReplayEnv(FinanceEnv):
         entry_latency: float = 0.0,
         data_latency: float = 0.0,
         sampler: Any = None,
+        impact: bool = False,
         render_mode: str | None = None,
     ) -> None:
         self._terms: ReplayTerms = build_terms(
@@ -110,6 +115,7 @@ class LobsterReplayEnv(FinanceEnv):
             entry_latency=entry_latency,
             data_latency=data_latency,
             sampler=sampler,
+            impact=impact,
         )
         self.action_space = action_space_for()
         size = self._terms.observation_size

@@ -100,6 +100,7 @@ class ReplayDay:
         self.halted = _halted(record.kinds, record.ticks)
         self.opening = opening
         self.reconciliations = record.reconciliations
+        self.crossings = len(record.crossings)  # levels a submission crossing the book took
         fixes = record.fixes
         self.fix_after, self.fix_sides, self.fix_ticks, self.fix_lots, self.fix_arrival = (
             np.ascontiguousarray(fixes[:, column]) for column in range(FIX_FIELDS)

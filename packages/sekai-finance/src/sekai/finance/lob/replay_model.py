@@ -15,7 +15,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.arguments import check_float, check_int, check_positive
+from sekai.finance.lob._impact_windows import impacted_tops, step_impact_windows
 from sekai.finance.lob._replay_days import ReplayDays
+from sekai.finance.lob._replay_positions import queue_positions
 from sekai.finance.lob._replay_windows import FILL_FIELDS, NO_MARKET, step_windows
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.flow import ContStoikovTalreja, simulate_flow
@@ -49,6 +51,7 @@ class ReplayTerms:
     taker_fee: float
     last_trades: int
     sampler: EpisodeSampler
+    impact: bool = dataclasses.field(default=False, kw_only=True)  # see ``_impact_windows``
 
     @property
     def last_starts(self) -> NDArray[np.int64]:
@@ -72,12 +75,23 @@ def build_terms(
     tick: int,
     price_offset: int,
     n_ticks: int | None,
+    impact: bool = False,
     **market: Any,
 ) -> ReplayTerms:
     """Check the parameters of a replay market of ``n_agents`` agents and replay its days
     (one day or a list, see ``ReplayDays``; a Parquet store's folder, its ``symbol``'s
     ``days``, replayed as windows need them; without ``messages``, ``synthetic_day()``);
-    ``market``: the keyword arguments of ``market_terms`` after ``load``."""
+    ``impact``: the agent's trades change its window's book (``_impact_windows``; one agent,
+    no level rows); ``market``: the keyword arguments of ``market_terms`` after ``load``."""
+    if not isinstance(impact, bool | np.bool_):
+        raise TypeError(f"impact must be True or False, got {impact!r}")
+    if impact and orderbook is not None:
+        raise ValueError(
+            "impact=True cannot be reconciled with orderbook rows: the rows describe the day "
+            "without the agent's trades; give the messages alone (orderbook=None)"
+        )
+    if impact and n_agents != 1:
+        raise ValueError(f"impact=True takes one agent per window, got {n_agents}")
 
     def load(levels: int) -> ReplayDays:
         nonlocal messages
@@ -98,7 +112,9 @@ def build_terms(
             raise ValueError("days= chooses days of a Parquet store: give the store's folder")
         return ReplayDays(messages, orderbook, symbol=symbol, **grid)
 
-    return market_terms(n_agents, load, tick=tick, price_offset=price_offset, **market)
+    return market_terms(
+        n_agents, load, tick=tick, price_offset=price_offset, impact=bool(impact), **market
+    )
 
 
 def market_terms(
@@ -222,7 +238,7 @@ class ReplayModel:
         n_agents = terms.market.n_traders
         self.n_agents = n_agents
         self._price = np.ascontiguousarray(terms.market.price(np.arange(terms.days.n_ticks)))
-        self._tape = terms.days.tape(self._price)
+        self._tape = self._make_tape()
         self.cursor = np.zeros(num_envs, np.int64)  # the next message, on the joined tape
         self.day = np.zeros(num_envs, np.int64)
         self.start = np.zeros(num_envs, np.int64)  # the episode's first step of the day
@@ -243,7 +259,7 @@ class ReplayModel:
         self._terms = (market.order_size, market.max_inventory, terms.maker_fee, terms.taker_fee)
         # the arrays step_windows changes, in its order (they are changed in place, never
         # replaced, so the tuple stays valid)
-        self.state = (
+        self.state: tuple[Any, ...] = (
             self.cursor,
             self.orders,
             self.cash,
@@ -253,6 +269,15 @@ class ReplayModel:
             self.n_fills,
             self.refused,
         )
+        if terms.impact:  # per window and (side, tick), the lots its trades took
+            self.deficits = np.zeros((num_envs, 2, terms.days.n_ticks), np.int64)
+            self.state = (*self.state, self.deficits)
+
+    def _make_tape(self) -> tuple[Any, ...]:
+        """The arrays the compiled step reads: the days' tape, and with impact the queue
+        positions of the messages' orders after it."""
+        tape = self.terms.days.tape(self._price)
+        return (*tape, *queue_positions(self.terms.days)) if self.terms.impact else tape
 
     # -- episodes ----------------------------------------------------------------------------
     def reset(
@@ -281,6 +306,8 @@ class ReplayModel:
         self.refused[indices] = 0
         self.ignored[indices] = 0
         self.n_fills[indices] = 0
+        if self.terms.impact:
+            self.deficits[indices] = 0
         self.mid[indices] = np.nan
         self._mark(indices)
         self.values[indices] = self._values()[indices]
@@ -299,7 +326,7 @@ class ReplayModel:
         try:
             moved = self.terms.days.use(np.concatenate((days, self.day[going])))
         finally:
-            self._tape = self.terms.days.tape(self._price)
+            self._tape = self._make_tape()
         if moved is None:
             return
         shift = moved[self.day] * going  # (W,): 0 for the windows starting now
@@ -388,7 +415,8 @@ class ReplayModel:
 
     def _step_windows(self, stop: NDArray[np.int64], instructions: tuple[Any, ...]) -> None:
         """The compiled step of every window up to message ``stop`` (``step_windows``)."""
-        step_windows(self._tape, stop, instructions, self._terms, self.state)
+        step = step_impact_windows if self.terms.impact else step_windows
+        step(self._tape, stop, instructions, self._terms, self.state)
 
     # -- views -------------------------------------------------------------------------------
     def _seen(self, a: int) -> NDArray[np.int64]:
@@ -399,7 +427,7 @@ class ReplayModel:
     def view(self, a: int) -> TraderView:
         """Agent a's view in every window: the book it sees, its account and orders now."""
         levels = self.terms.market.book_levels
-        top = self.terms.days.top[self._seen(a)]
+        top = self._top(self._seen(a))
         orders = self.orders[:, a]
         return TraderView(
             top[:, BUY, :levels, 0],
@@ -411,6 +439,15 @@ class ReplayModel:
             np.ascontiguousarray(orders[:, BUY, :2]),
             np.ascontiguousarray(orders[:, SELL, :2]),
         )
+
+    def _top(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The top levels each window's book holds before message ``rows[w]``: the replayed
+        ones, less what the window's trades took with impact."""
+        days = self.terms.days
+        if self.terms.impact:
+            windows = np.arange(self.num_envs)
+            return impacted_tops(self._tape, self.deficits, windows, rows, days.top.shape[2])  # type: ignore[no-any-return]
+        return days.top[rows]
 
     def masks(self, a: int, view: TraderView | None = None) -> tuple[NDArray[np.int8], ...]:
         """Agent a's (num_envs, 6), (num_envs, 6), (num_envs, 3) action masks: those of
@@ -463,8 +500,12 @@ class ReplayModel:
     def _mark(self, indices: NDArray[np.int64]) -> None:
         """The mid of each window's book now (kept where a side is empty)."""
         days = self.terms.days
-        best = days.best[self.cursor[indices]]
-        bid, ask = best[:, BUY], best[:, SELL]
+        if self.terms.impact:
+            best = impacted_tops(self._tape, self.deficits, indices, self.cursor[indices], 1)
+            bid, ask = best[:, BUY, 0, 0], best[:, SELL, 0, 0]
+        else:
+            best = days.best[self.cursor[indices]]
+            bid, ask = best[:, BUY], best[:, SELL]
         both = (bid >= 0) & (ask >= 0)
         mid = (self._price[np.maximum(bid, 0)] + self._price[np.maximum(ask, 0)]) / 2
         self.mid[indices] = np.where(both, mid, self.mid[indices])
