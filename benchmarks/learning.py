@@ -16,6 +16,13 @@ Settings (``--only`` takes their names):
 - ``trading-googl``, ``trading-eurusd``, ``portfolio-googl``: Trading-v0 and Portfolio-v0 on the
   shipped real bars, trained on the earlier dates and scored on every window of the later ones
   against buy-and-hold (and, for Portfolio-v0, equal weight). No optimum: reported as it falls.
+- ``replay-execution``: ReplayExecution-v0 with impact on a replayed day (five hours of the
+  Cont-Stoikov-Talreja flow): sell 10 lots in 20 steps of 2 s, trained on windows of the first
+  four hours, scored on every other window of the last against TWAP, an immediate sale and
+  Almgren-Chriss's schedule fitted on the training hours. Target: PPO ahead of TWAP by more
+  than its spread over the seeds.
+- ``replay-market-making``: LobsterReplay-v0 with impact on the same day, quoting for 60 s
+  with the queue positions in view, against quotes kept at the touch. No target.
 
 Every run is seeded and on CPU with one torch thread. The recipe is SB3's own: the observations
 and rewards go through ``VecNormalize`` (its statistics frozen for the evaluation), episodes
@@ -42,6 +49,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import functools
 import json
 import os
 import subprocess
@@ -69,6 +77,8 @@ from sekai.finance import (
     EqualWeight,
     datasets,
 )
+from sekai.finance.lob.flow import ContStoikovTalreja, simulate_flow
+from sekai.finance.lob.lobster import record_flow
 
 Policy = Callable[[np.ndarray], np.ndarray]
 HELD_OUT = 1_000_000  # evaluation seeds are the training seed plus this: never trained on
@@ -134,8 +144,111 @@ def _dated(name: str, env_id: str, split: str, stride: int, **kwargs: Any) -> di
     return {"train": train, "test": test, "dataset": name}
 
 
+class _Starts(EpisodeSampler):
+    """Episode starts of a replayed day between steps ``first`` and ``last``: drawn at random
+    (training), or with ``stride`` every ``stride``-th start, sub-env ``i`` the ``i``-th, so
+    the evaluation's sub-envs cover those windows once each. ``count`` is the number of such
+    windows, known once an env has drawn from it."""
+
+    def __init__(self, first: int, last: int, stride: int | None = None) -> None:
+        self.first, self.last, self.stride = first, last, stride
+        self.count = 0
+
+    def __repr__(self) -> str:
+        return f"_Starts({self.first}, {self.last}, stride={self.stride})"
+
+    def sample(
+        self, rng: np.random.Generator, first: int, last: int, episode_length: int, size: int
+    ) -> np.ndarray:
+        low, high = max(first, self.first), min(last, self.last)
+        if self.stride is None:
+            return rng.integers(low, high + 1, size)
+        self.count = (high - low) // self.stride + 1
+        return np.minimum(low + self.stride * np.arange(size, dtype=np.int64), high)
+
+
+REPLAY_HOURS, REPLAY_TRAIN_HOURS = 5, 4
+
+
+@functools.cache
+def _replay_day() -> np.ndarray:
+    """The replay settings' day: five hours of the Cont-Stoikov-Talreja flow (seed 0) recorded
+    as LOBSTER messages, as LobsterReplay-v0's default hour is."""
+    flow = simulate_flow(ContStoikovTalreja(), REPLAY_HOURS * 3600.0, n_ticks=2000, seed=0)
+    return record_flow(flow, n_ticks=2000)
+
+
+def _replayed(step_seconds: float, episode_steps: int, stride: int, **kwargs: Any) -> dict:
+    """Train and test kwargs on the replay day: training windows start in its first
+    REPLAY_TRAIN_HOURS hours, the evaluation's every ``stride`` steps from the first window
+    that shares no message with a training window."""
+    split = int(REPLAY_TRAIN_HOURS * 3600 / step_seconds)
+    common = {"step_seconds": step_seconds, "episode_steps": episode_steps, **kwargs}
+    train = {**common, "sampler": _Starts(0, split - 1)}
+    test = {**common, "sampler": _Starts(split + episode_steps, 10**9, stride)}
+    return {"train": train, "test": test, "dataset": "Cont-Stoikov-Talreja day (5 h, seed 0)"}
+
+
+def _twap_sell(vec: Any) -> Policy:
+    """An equal part of the block every step: of what is held, 1 / the steps left."""
+    steps = vec.template.terms.episode_steps
+    return lambda observations: (1.0 / np.maximum(np.rint(observations[:, 1] * steps), 1))[
+        :, None
+    ].astype(np.float32)
+
+
+def _immediate_sell(vec: Any) -> Policy:
+    """The whole block at market in the first step."""
+    return lambda observations: np.ones((len(observations), 1), np.float32)
+
+
+REPLAY_RISK_AVERSION = 1.0  # per dollar: Almgren-Chriss's lambda on the replay
+
+
+def _fitted_almgren_chriss(vec: Any) -> Policy:
+    """Almgren-Chriss's schedule (``AlmgrenChriss``, a step as its time unit, no permanent
+    impact) with the mid's volatility per step and the temporary impact fitted on the
+    training hours: at every step of them, the cost per lot of selling x lots at once into
+    the book (x = 1 .. the block) against the mid, a line in x whose slope is eta."""
+    terms, block = vec.template.terms, vec.template.block
+    days, price = terms.days, terms.market.price(np.arange(terms.days.n_ticks))
+    grid = days.first_times[0] + terms.step_seconds * np.arange(
+        int(REPLAY_TRAIN_HOURS * 3600 / terms.step_seconds)
+    )
+    rows = days.after(np.zeros(len(grid), np.int64), grid)
+    best = days.best[rows]
+    mid = (price[np.maximum(best[:, 0], 0)] + price[np.maximum(best[:, 1], 0)]) / 2
+    both = (best >= 0).all(axis=1)
+    sigma = float(np.diff(mid)[both[1:] & both[:-1]].std())
+    top = days.top[rows[both], 0]  # (m, levels, tick / lots): the bids
+    lots = top[:, :, 1]
+    before = np.cumsum(lots, axis=1) - lots
+    per_lot = []
+    for x in range(1, block + 1):
+        take = np.clip(x - before, 0, lots)
+        whole = take.sum(axis=1) == x  # the levels shown hold x lots
+        paid = (mid[both][:, None] - price[np.maximum(top[:, :, 0], 0)]) * take
+        per_lot.append(paid.sum(axis=1)[whole].mean() / x)
+    eta = float(np.polyfit(np.arange(1, block + 1), per_lot, 1)[0])
+    schedule = AlmgrenChriss(1.0, sigma, eta, 0.0, REPLAY_RISK_AVERSION)
+    steps = terms.episode_steps
+
+    def act(observations: np.ndarray) -> np.ndarray:
+        left = np.rint(observations[:, 1] * steps)
+        return schedule(np.column_stack([observations[:, 0], left]))
+
+    return act
+
+
+def _touch_quotes(vec: Any) -> Policy:
+    """A bid at the best bid and an ask at the best ask, kept while they stay there: join,
+    join, no market order."""
+    return lambda observations: np.tile(np.array([3, 3, 0]), (len(observations), 1))
+
+
 MARKET_MAKING = {"inventory_penalty": 0.1, "terminal_penalty": 0.5}
 EXECUTION = {"risk_aversion": 1e-6}
+REPLAY_PPO = {"gamma": 1.0, "n_steps": 128, "batch_size": 1024, "learning_rate": 3e-4}
 SIMULATED_PPO = {"gamma": 1.0, "n_steps": 256, "batch_size": 2048, "learning_rate": 3e-4}
 
 SETTINGS: dict[str, Setting] = {
@@ -195,6 +308,28 @@ SETTINGS: dict[str, Setting] = {
         reference="buy and hold",
         steps=500_000,
         ppo={"gamma": 1.0, "n_steps": 128, "batch_size": 1024},
+    ),
+    "replay-execution": Setting(
+        "ReplayExecution-v0",
+        **_replayed(2.0, 20, 2, messages=_replay_day, block=10),
+        baselines={
+            "TWAP": _twap_sell,
+            "immediate": _immediate_sell,
+            "Almgren-Chriss": _fitted_almgren_chriss,
+            "random": _random,
+        },
+        reference="TWAP",
+        costs=True,
+        steps=500_000,
+        ppo={**REPLAY_PPO, "policy_kwargs": {"log_std_init": -1.5}},
+    ),
+    "replay-market-making": Setting(
+        "LobsterReplay-v0",
+        **_replayed(1.0, 60, 4, messages=_replay_day, impact=True, max_inventory=5),
+        baselines={"touch quotes": _touch_quotes, "random": _random},
+        reference="touch quotes",
+        steps=1_000_000,
+        ppo=REPLAY_PPO,
     ),
 }
 QUICK_STEPS = {True: 150_000, False: 50_000}  # simulated, real data
@@ -274,12 +409,14 @@ def _ppo_rewards(model: PPO, normalize: VecNormalize, vec: Any, seed: int | None
 def _evaluation_env(setting: Setting, episodes: int) -> Any:
     """The native vector env of the evaluation: ``episodes`` simulated markets, or every
     window of the test dates (one per sub-env, so as many sub-envs as windows)."""
+    test = _made(setting.test)
     if setting.simulated:
-        return sekai.make_vec(setting.env_id, episodes, **setting.test)
-    probe = sekai.make(setting.env_id, **setting.test)
+        return sekai.make_vec(setting.env_id, episodes, **test)
+    probe = sekai.make(setting.env_id, **test)
     probe.reset()  # the windows sampler learns how many windows the dates allow
     probe.close()
-    return sekai.make_vec(setting.env_id, setting.test["sampler"].inner.count, **setting.test)
+    windows = getattr(test["sampler"], "inner", test["sampler"])
+    return sekai.make_vec(setting.env_id, windows.count, **test)
 
 
 def _paired(ppo: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
@@ -290,10 +427,17 @@ def _paired(ppo: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
     return float(ratio), float(residual.std(ddof=1) / (np.sqrt(len(ppo)) * abs(reference.mean())))
 
 
+def _made(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Env kwargs with the replay day made: ``messages`` given as the function that makes it,
+    so that the settings cost nothing until one of them runs."""
+    messages = kwargs.get("messages")
+    return {**kwargs, "messages": messages()} if callable(messages) else kwargs
+
+
 def run_setting(name: str, setting: Setting, seed: int, steps: int, episodes: int) -> dict:
     """Train PPO on one setting, evaluate it and the baselines; the row of the table."""
     start = time.perf_counter()
-    vec = sekai.make_vec(setting.env_id, setting.num_envs, **setting.train)
+    vec = sekai.make_vec(setting.env_id, setting.num_envs, **_made(setting.train))
     gamma = setting.ppo.get("gamma", 0.99)
     env = VecNormalize(VecMonitor(to_sb3(vec)), gamma=gamma)
     env.seed(seed)
@@ -350,7 +494,7 @@ def _describe(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {
         key: value if isinstance(value, int | float | str | bool) else repr(value)
         for key, value in kwargs.items()
-        if key != "data"
+        if key not in ("data", "messages")
     }
 
 

@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.needs("stable-baselines3", "sekai-finance", "sekai-vector")
@@ -129,3 +130,26 @@ def test_compare_trains_nothing_and_prints_where_a_run_lands(tmp_path, capsys):
         "execution, seed 7: 1.0120 against 1.0080 ± 0.0028: +1.41 standard errors, inside the "
         "95% range 0.9640 to 1.0520" in printed  # 1.008 ± 12.706 x 0.0028 x sqrt(1.5)
     )
+
+
+def test_the_replay_settings_are_scored_on_windows_after_the_training_hours():
+    """Training windows start in the first hours of the replay day; the evaluation's windows
+    come after them without sharing a message, every window once; Almgren-Chriss fitted on
+    the training hours front-loads the sale (risk aversion > 0), TWAP sells evenly."""
+    learning = _learning()
+    for name in ("replay-execution", "replay-market-making"):
+        setting = learning.SETTINGS[name]
+        vec = learning._evaluation_env(setting, 0)
+        steps = vec.template.terms.episode_steps
+        observations, infos = vec.reset()
+        seconds = learning.REPLAY_TRAIN_HOURS * 3600
+        first = vec.template.terms.days.first_times[0]
+        assert vec.num_envs > 100
+        assert (infos["timestamp"] - first >= seconds + steps * setting.test["step_seconds"]).all()
+        assert setting.train["sampler"].last * setting.train["step_seconds"] < seconds
+        if name == "replay-execution":
+            twap = setting.baselines["TWAP"](vec)(observations)
+            almgren_chriss = setting.baselines["Almgren-Chriss"](vec)(observations)
+            assert np.allclose(twap, 1 / steps)
+            assert (almgren_chriss > 1 / steps).all() and (almgren_chriss < 1).all()
+        vec.close()

@@ -149,7 +149,7 @@ def sekai_fills(
             live[side] = order if what == NEW else -1
             value = np.array([[schedule.tick[i - 1] if what == NEW else CANCEL_ORDER]])
             bid, ask = (value, ask) if side == BUY else (bid, value)
-        instructions = (np.array([[k]]), bid, ask, market)
+        instructions = (np.array([[k]]), bid, ask, market, np.array([[0]]))
         step_windows(model._tape, np.array([k + 1]), instructions, model._terms, model.state)
         for _, side, tick, lots, maker in model.fill_log(0):
             assert maker == 1  # the agent sends no market orders

@@ -73,7 +73,8 @@ def test_the_windows_agree_with_an_order_by_order_reference(day):
         window = real.window(int(model.cursor[0]), model._terms, model._price, levels, 10_000.0)
         for _ in range(terms.episode_steps):
             model.step(random_actions(model, rng), ["agent"], strict=True)
-            stop, entry, bid, ask, market = calls[-1]
+            stop, entry, bid, ask, market, lots = calls[-1]
+            assert lots == terms.market.order_size
             window.step(entry, bid, ask, market, stop)
             assert window.k == model.cursor[0]
             assert model.fill_log(0).tolist() == [list(f) for f in window.fills]
@@ -150,7 +151,8 @@ def test_a_market_order_removes_exactly_the_lots_it_takes(day):
     sides = rng.integers(0, 2, (windows, 1))
     before, shares = model.deficits.copy(), model.inventory[:, 0].copy()
     entry = model.cursor[:, None].copy()
-    model._step_windows(model.cursor.copy(), (entry, keep, keep, sides))
+    lots = np.full((windows, 1), model.terms.market.order_size, np.int64)
+    model._step_windows(model.cursor.copy(), (entry, keep, keep, sides, lots))
     for w in range(windows):
         taken = np.zeros_like(before[w])
         for _, side, tick, lots, maker in model.fill_log(w).tolist():

@@ -50,6 +50,11 @@ def sekai_register_envs(register: Callable[..., Any]) -> None:
         vector_entry_point=f"{_ENVS}.lobster_replay_vec:LobsterReplayVecEnv",
     )
     register(
+        "ReplayExecution-v0",
+        entry_point=f"{_ENVS}.replay_execution:ReplayExecutionEnv",
+        vector_entry_point=f"{_ENVS}.replay_execution_vec:ReplayExecutionVecEnv",
+    )
+    register(
         "DepthReplay-v0",
         entry_point=f"{_ENVS}.depth_replay:DepthReplayEnv",
         vector_entry_point=f"{_ENVS}.depth_replay_vec:DepthReplayVecEnv",

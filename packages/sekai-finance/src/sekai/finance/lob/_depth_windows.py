@@ -62,7 +62,7 @@ def _serial(tape, stop, instructions, terms, state, queue, code, n):  # type: ig
 
 @_jit
 def _window(w, tape, stop, instructions, terms, state, queue, code, n):  # type: ignore[no-untyped-def]
-    entry, bid, ask, market = instructions
+    entry, bid, ask, market, market_lots = instructions
     cursor, orders = state[CURSOR], state[ORDERS]
     state[N_FILLS][w] = 0  # this step's fills
     order = np.argsort(entry[w], kind="mergesort")
@@ -73,7 +73,9 @@ def _window(w, tape, stop, instructions, terms, state, queue, code, n):  # type:
             _message(tape, k, w, terms, state, queue, code, n)
             k += 1
         before_bid, before_ask = orders[w, a, BUY, 0], orders[w, a, SELL, 0]
-        _instruct(tape, k, w, a, bid[w, a], ask[w, a], market[w, a], terms, state)
+        _instruct(
+            tape, k, w, a, bid[w, a], ask[w, a], market[w, a], market_lots[w, a], terms, state
+        )
         for side, before in ((BUY, before_bid), (SELL, before_ask)):
             if orders[w, a, side, 0] >= 0 and orders[w, a, side, 0] != before:  # a new order
                 queue[w, a, side, FRONT] = orders[w, a, side, 2]

@@ -78,7 +78,7 @@ def _serial(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-
 
 @_jit
 def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
-    entry, bid, ask, market = instructions
+    entry, bid, ask, market, market_lots = instructions
     cursor = state[CURSOR]
     state[N_FILLS][w] = 0
     order = np.argsort(entry[w], kind="mergesort")
@@ -88,7 +88,9 @@ def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyp
         while k < entry[w, a]:
             _message(tape, k, w, terms, state)
             k += 1
-        _instruct(tape, k, w, a, bid[w, a], ask[w, a], market[w, a], terms, state)
+        _instruct(
+            tape, k, w, a, bid[w, a], ask[w, a], market[w, a], market_lots[w, a], terms, state
+        )
     while k < stop[w]:
         _message(tape, k, w, terms, state)
         k += 1
@@ -222,7 +224,7 @@ def _window_level(tape, k, deficit, side, tick):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no-untyped-def]
+def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's instruction, reaching window w's book before message k (as
     ``_replay_windows._instruct``, on the window's book)."""
     halted = tape[7]
@@ -255,7 +257,7 @@ def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no
     maker = 1 - market
     orders[w, a, maker, 0] = -1
     orders[w, a, maker, 1] = 0
-    left = min(order_size, room(inventory[w, a], market, max_inventory))
+    left = min(market_lots, room(inventory[w, a], market, max_inventory))
     step = -1 if maker == BUY else 1
     tick = _window_best(tape, k, deficit, maker)
     for _ in range(tape[18]):

@@ -52,10 +52,11 @@ CURSOR, ORDERS, CASH, INVENTORY, FEES, FILLS, N_FILLS, REFUSED = range(8)
 
 def step_windows(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
     """Replay window w's messages from ``state[CURSOR][w]`` up to ``stop[w]`` with its agents'
-    orders. ``instructions`` = (entry, bid, ask, market), each (W, A): agent a's instruction
-    (``bid``/``ask``: a tick, KEEP_ORDER or CANCEL_ORDER; ``market``: BUY, SELL or NO_MARKET)
-    reaches the book before message ``entry[w, a]``. ``terms`` = (order_size, max_inventory,
-    maker_fee, taker_fee). This call's fills go to ``fills[w, :n_fills[w]]``; an instruction
+    orders. ``instructions`` = (entry, bid, ask, market, market_lots), each (W, A): agent a's
+    instruction (``bid``/``ask``: a tick, KEEP_ORDER or CANCEL_ORDER; ``market``: BUY, SELL or
+    NO_MARKET, for ``market_lots`` lots) reaches the book before message ``entry[w, a]``.
+    ``terms`` = (order_size, max_inventory, maker_fee, taker_fee): ``order_size`` is a limit
+    order's. This call's fills go to ``fills[w, :n_fills[w]]``; an instruction
     that reached a halted book is dropped and counted in ``refused[w]``. From PARALLEL_FROM
     windows on, the windows are spread over every core."""
     run = _parallel if len(stop) >= PARALLEL_FROM else _serial
@@ -77,7 +78,7 @@ def _serial(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-
 @_jit
 def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
     """One window's step (see ``step_windows``)."""
-    entry, bid, ask, market = instructions
+    entry, bid, ask, market, market_lots = instructions
     cursor = state[CURSOR]
     state[N_FILLS][w] = 0
     order = np.argsort(entry[w], kind="mergesort")  # ties: in agent order
@@ -89,7 +90,9 @@ def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyp
             _message(tape, k, w, terms, state)
             fix = _corrections(tape, k, fix, w, state)
             k += 1
-        _instruct(tape, k, w, a, bid[w, a], ask[w, a], market[w, a], terms, state)
+        _instruct(
+            tape, k, w, a, bid[w, a], ask[w, a], market[w, a], market_lots[w, a], terms, state
+        )
     while k < stop[w]:
         _message(tape, k, w, terms, state)
         fix = _corrections(tape, k, fix, w, state)
@@ -148,7 +151,7 @@ def _corrections(tape, k, fix, w, state):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no-untyped-def]
+def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's instruction, reaching window w's book before message k."""
     best, halted = tape[5], tape[7]
     order_size, max_inventory, taker_fee = terms[0], terms[1], terms[3]
@@ -179,7 +182,7 @@ def _instruct(tape, k, w, a, bid, ask, market, terms, state):  # type: ignore[no
     maker = 1 - market
     orders[w, a, maker, 0] = -1  # self-trade prevention: the agent's own quote goes first
     orders[w, a, maker, 1] = 0
-    left = min(order_size, room(inventory[w, a], market, max_inventory))
+    left = min(market_lots, room(inventory[w, a], market, max_inventory))
     history = (tape[8], tape[9], tape[10], tape[11])
     step = -1 if maker == BUY else 1
     tick = best[k, maker]

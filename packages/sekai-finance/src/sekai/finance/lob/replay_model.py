@@ -383,7 +383,7 @@ class ReplayModel:
         actions; return rewards ``(num_envs, n_agents)``, terminated, truncated, infos. An
         entry the masks forbid is a ValueError naming it when ``strict``, else it is replaced
         by keep (no market order) and counted in ``infos["ignored"]``."""
-        terms, market = self.terms, self.terms.market
+        market = self.terms.market
         bids = np.empty((self.num_envs, self.n_agents), np.int64)
         asks, sides = np.empty_like(bids), np.empty_like(bids)
         rows = np.arange(self.num_envs)
@@ -399,11 +399,24 @@ class ReplayModel:
                 chosen = np.where(allowed, chosen, 0)
                 self.ignored += (~allowed).sum(axis=1)
             bids[:, a], asks[:, a], sides[:, a] = market.decode(view, chosen, name)
+        sides[sides < 0] = NO_MARKET
+        return self.advance(bids, asks, sides, np.full_like(sides, market.order_size))
+
+    def advance(
+        self,
+        bids: NDArray[np.int64],
+        asks: NDArray[np.int64],
+        sides: NDArray[np.int64],
+        lots: NDArray[np.int64],
+    ) -> tuple[Any, ...]:
+        """``step`` on decoded instructions, each ``(num_envs, n_agents)``: a quote's tick,
+        KEEP_ORDER or CANCEL_ORDER per side, and a market order's side (BUY, SELL or
+        NO_MARKET) and ``lots``."""
+        terms = self.terms
         now = self.now()
         entry = terms.days.after(self.day, now[:, None] + terms.entry_latency)
         stop = terms.days.after(self.day, now + terms.step_seconds)
-        sides[sides < 0] = NO_MARKET
-        self._step_windows(stop, (entry, bids, asks, sides))
+        self._step_windows(stop, (entry, bids, asks, sides, lots))
         self.steps += 1
         everyone = np.arange(self.num_envs)
         self._mark(everyone)
@@ -440,12 +453,15 @@ class ReplayModel:
             np.ascontiguousarray(orders[:, SELL, :2]),
         )
 
-    def _top(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
-        """The top levels each window's book holds before message ``rows[w]``: the replayed
-        ones, less what the window's trades took with impact."""
+    def _top(
+        self, rows: NDArray[np.int64], windows: NDArray[np.int64] | None = None
+    ) -> NDArray[np.int64]:
+        """The top levels the book of window ``windows[j]`` (by default every window, in
+        order) holds before message ``rows[j]``: the replayed ones, less what the window's
+        trades took with impact."""
         days = self.terms.days
         if self.terms.impact:
-            windows = np.arange(self.num_envs)
+            windows = np.arange(self.num_envs) if windows is None else windows
             return impacted_tops(self._tape, self.deficits, windows, rows, days.top.shape[2])  # type: ignore[no-any-return]
         return days.top[rows]
 
