@@ -28,9 +28,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from sekai.core import StepResult
-from sekai.finance._actions import check_box_actions
 from sekai.finance._scalar import step_result
 from sekai.finance.accounting import RUIN
+from sekai.finance.arguments import check_box_actions
 from sekai.finance.metrics import EpisodeMetrics, ScalarEpisodeMetrics
 
 __all__ = ["SIDES", "ExecutionModel", "ExecutionModelOne", "ExecutionStep"]

@@ -16,7 +16,7 @@ import numpy as np
 from sekai.core import Env, ResetResult, StepResult
 from sekai.envs.finance._parameters import ReadOnly
 from sekai.envs.finance._pictures import EpisodeTrace, Picture
-from sekai.finance._actions import check_box_actions
+from sekai.finance.arguments import check_box_actions
 
 InfoArrays = dict[str, Any]
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance._actions import check_box_actions
+from sekai.finance.arguments import check_box_actions
 from sekai.finance.lob._replay_windows import KEEP_ORDER, NO_MARKET
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.replay_model import ReplayModel, ReplayTerms
