@@ -122,7 +122,7 @@ def window_rates(
             keep = np.full((windows, 1), -1, np.int64)
             entry = model.cursor[:, None].copy()
             start = time.perf_counter()
-            step_windows(model._tape, stop, (entry, keep, keep, keep), terms, model.state)
+            step_windows(model._tape, stop, (entry, keep, keep, keep, keep), terms, model.state)
             kernel_seconds += time.perf_counter() - start
             model.steps += 1
         best_kernel = max(best_kernel, moved / kernel_seconds)

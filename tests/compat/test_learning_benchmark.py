@@ -145,7 +145,8 @@ def test_the_replay_settings_are_scored_on_windows_after_the_training_hours():
         seconds = learning.REPLAY_TRAIN_HOURS * 3600
         first = vec.template.terms.days.first_times[0]
         assert vec.num_envs > 100
-        assert (infos["timestamp"] - first >= seconds + steps * setting.test["step_seconds"]).all()
+        times = np.array([info["timestamp"] for info in infos])
+        assert (times - first >= seconds + steps * setting.test["step_seconds"]).all()
         assert setting.train["sampler"].last * setting.train["step_seconds"] < seconds
         if name == "replay-execution":
             twap = setting.baselines["TWAP"](vec)(observations)

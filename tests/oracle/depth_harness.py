@@ -122,7 +122,7 @@ def sekai_depth_fills(
             live[side] = order if what == NEW else -1
             value = np.array([[schedule.tick[i - 1] if what == NEW else CANCEL_ORDER]])
             bid, ask = (value, ask) if side == BUY else (bid, value)
-        model._step_windows(np.array([k + 1]), (np.array([[k]]), bid, ask, market))
+        model._step_windows(np.array([k + 1]), (np.array([[k]]), bid, ask, market, np.array([[0]])))
         for _, side, tick, lots, maker in model.fill_log(0):
             assert maker == 1
             fills[live[side]].append((int(times[k]), int(tick), int(lots)))
