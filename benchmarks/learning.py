@@ -542,7 +542,12 @@ def summarise(name: str, runs: list[dict]) -> dict:
         spread = headline(name, runs[0])[1]
         source = "the evaluation's standard error (one training seed)"
         half_width = float("nan")  # no spread over seeds to predict from
-    worst = int(np.argmax(values) if SETTINGS[name].costs else np.argmin(values))
+    # a cost ratio is worst at its highest; a lead over the reference at its lowest
+    worst = int(
+        np.argmax(values)
+        if SETTINGS[name].costs and SETTINGS[name].simulated
+        else np.argmin(values)
+    )
     return {
         "measure": "PPO / reference" if SETTINGS[name].simulated else "PPO - reference",
         "mean": float(values.mean()),
