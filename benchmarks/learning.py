@@ -98,6 +98,7 @@ class Setting:
     num_envs: int = 64
     dataset: str | None = None  # the shipped real bars it trades, None: a simulated market
     costs: bool = False  # rewards are costs (negative): a higher ratio to the reference is worse
+    holding: str | None = None  # the state attribute of the inventory its evaluation reports
 
     @property
     def simulated(self) -> bool:
@@ -328,6 +329,7 @@ SETTINGS: dict[str, Setting] = {
         **_replayed(1.0, 60, 4, messages=_replay_day, impact=True, max_inventory=5),
         baselines={"touch quotes": _touch_quotes, "random": _random},
         reference="touch quotes",
+        holding="inventory",
         steps=1_000_000,
         ppo=REPLAY_PPO,
     ),
@@ -370,19 +372,33 @@ class _Progress(BaseCallback):
             print(line, flush=True)
 
 
-def _first_episodes(observations: np.ndarray, step: Callable, policy: Policy) -> np.ndarray:
+def _first_episodes(
+    observations: np.ndarray, step: Callable, policy: Policy, holding: Callable | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Each sub-env's first episode's total reward under ``policy``; ``step(actions)`` returns
-    the observations, rewards and dones."""
+    the observations, rewards and dones. With ``holding`` (every sub-env's inventory now), also
+    each episode's mean absolute inventory over its steps."""
     totals = np.zeros(len(observations))
+    held, steps = np.zeros(len(observations)), np.zeros(len(observations))
     running = np.ones(len(observations), dtype=bool)
     while running.any():
         observations, rewards, dones = step(policy(observations))
         totals += np.where(running, rewards, 0.0)
+        if holding is not None:
+            held += np.where(running, np.abs(holding()), 0.0)
+            steps += running
         running &= ~dones
-    return totals
+    return totals, (held / steps if holding is not None else None)
 
 
-def _baseline_rewards(vec: Any, policy: Policy, seed: int | None) -> np.ndarray:
+def _holding(vec: Any, setting: Setting) -> Callable | None:
+    """The evaluation env's inventories, for a setting that reports them."""
+    return None if setting.holding is None else lambda: getattr(vec, setting.holding)
+
+
+def _baseline_rewards(
+    vec: Any, policy: Policy, seed: int | None, holding: Callable | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """A baseline on the native env; sub-env ``i`` seeded ``seed + i``, as SB3 seeds them."""
     seeds = None if seed is None else [seed + i for i in range(vec.num_envs)]
 
@@ -390,10 +406,16 @@ def _baseline_rewards(vec: Any, policy: Policy, seed: int | None) -> np.ndarray:
         result = vec.step(actions)
         return result.observations, result.rewards, result.terminated | result.truncated
 
-    return _first_episodes(vec.reset(seed=seeds).observations, step, policy)
+    return _first_episodes(vec.reset(seed=seeds).observations, step, policy, holding)
 
 
-def _ppo_rewards(model: PPO, normalize: VecNormalize, vec: Any, seed: int | None) -> np.ndarray:
+def _ppo_rewards(
+    model: PPO,
+    normalize: VecNormalize,
+    vec: Any,
+    seed: int | None,
+    holding: Callable | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """PPO's deterministic policy on the same markets, through ``to_sb3`` as in training (its
     action mapping included) and the training's normalisation, frozen."""
     env = to_sb3(vec)
@@ -403,7 +425,7 @@ def _ppo_rewards(model: PPO, normalize: VecNormalize, vec: Any, seed: int | None
     def act(observations: np.ndarray) -> np.ndarray:
         return model.predict(normalize.normalize_obs(observations), deterministic=True)[0]
 
-    return _first_episodes(env.reset(), lambda actions: env.step(actions)[:3], act)
+    return _first_episodes(env.reset(), lambda actions: env.step(actions)[:3], act, holding)
 
 
 def _evaluation_env(setting: Setting, episodes: int) -> Any:
@@ -450,9 +472,12 @@ def run_setting(name: str, setting: Setting, seed: int, steps: int, episodes: in
     trained = time.perf_counter() - start
     evaluation = _evaluation_env(setting, episodes)
     eval_seed = seed + HELD_OUT if setting.simulated else None
-    rewards = {"PPO": _ppo_rewards(model, env, evaluation, eval_seed)}
+    holding = _holding(evaluation, setting)
+    rewards, held = {}, {}
+    rewards["PPO"], held["PPO"] = _ppo_rewards(model, env, evaluation, eval_seed, holding)
     for label, make in setting.baselines.items():
-        rewards[label] = _baseline_rewards(evaluation, make(evaluation), eval_seed)
+        policy = make(evaluation)
+        rewards[label], held[label] = _baseline_rewards(evaluation, policy, eval_seed, holding)
     evaluation.close()
     env.close()
     ratio, ratio_se = _paired(rewards["PPO"], rewards[setting.reference])
@@ -483,6 +508,9 @@ def run_setting(name: str, setting: Setting, seed: int, steps: int, episodes: in
         "margin_over_random_in_standard_errors": float(
             difference.mean() / (difference.std(ddof=1) / np.sqrt(len(difference)))
         ),
+        "mean_absolute_inventory": {
+            label: float(h.mean()) for label, h in held.items() if h is not None
+        },
         "curve": progress.curve,
         "train_seconds": trained,
         "seconds": time.perf_counter() - start,

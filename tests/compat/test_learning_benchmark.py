@@ -65,9 +65,9 @@ def test_baselines_and_ppo_see_the_same_markets():
     setting = learning.SETTINGS["market-making"]
     vec = sekai.make_vec(setting.env_id, 16, **setting.test)
     policy = setting.baselines["Cartea-Jaimungal"](vec)
-    first = learning._baseline_rewards(vec, policy, 7)
-    assert (learning._baseline_rewards(vec, policy, 7) == first).all()
-    assert not (learning._baseline_rewards(vec, policy, 8) == first).all()
+    first = learning._baseline_rewards(vec, policy, 7)[0]
+    assert (learning._baseline_rewards(vec, policy, 7)[0] == first).all()
+    assert not (learning._baseline_rewards(vec, policy, 8)[0] == first).all()
 
 
 def _run(seed, ratio, error=0.002):
@@ -154,3 +154,18 @@ def test_the_replay_settings_are_scored_on_windows_after_the_training_hours():
             assert np.allclose(twap, 1 / steps)
             assert (almgren_chriss > 1 / steps).all() and (almgren_chriss < 1).all()
         vec.close()
+
+
+def test_the_replay_market_making_reports_the_inventory_it_carries():
+    """Quotes kept at the touch get filled on the held-out windows: their mean absolute
+    inventory is reported per window, above zero somewhere and never past the 5-lot cap."""
+    import sekai
+
+    learning = _learning()
+    setting = learning.SETTINGS["replay-market-making"]
+    vec = sekai.make_vec(setting.env_id, 16, **learning._made(setting.test))
+    policy = setting.baselines["touch quotes"](vec)
+    totals, held = learning._baseline_rewards(vec, policy, None, learning._holding(vec, setting))
+    assert totals.shape == held.shape == (16,)
+    assert held.max() > 0 and (held <= 5).all()
+    vec.close()
