@@ -31,12 +31,15 @@ from sekai.finance.lob._replay_windows import (
     N_FILLS,
     ORDERS,
     PARALLEL_FROM,
+    _arrival_order,
     _fill,
     _instruct,
 )
 from sekai.finance.lob.book import BUY, SELL
 
-_jit = numba.njit(cache=True, error_model="numpy")  # type: ignore[call-overload]
+# as ``_engine``'s ``jit`` and ``inline`` (no reference counting), with numpy's error model
+_jit = numba.njit(cache=True, _nrt=False, error_model="numpy")  # type: ignore[call-overload]
+_inline = numba.njit(cache=True, _nrt=False, inline="always", error_model="numpy")  # type: ignore[call-overload]
 FRONT, CUM_TRADE = 0, 1  # the queue fields
 
 
@@ -50,25 +53,26 @@ def step_depth_windows(tape, stop, instructions, terms, state, queue, model):  #
 
 @numba.njit(cache=True, parallel=True, error_model="numpy")  # type: ignore[misc]
 def _parallel(tape, stop, instructions, terms, state, queue, code, n):  # type: ignore[no-untyped-def]
+    order = np.empty(instructions[0].shape, np.int64)
     for w in numba.prange(len(stop)):
-        _window(w, tape, stop, instructions, terms, state, queue, code, n)
+        _window(w, tape, stop, instructions, terms, state, queue, code, n, order[w])
 
 
-@_jit
+@numba.njit(cache=True, error_model="numpy")  # type: ignore[misc]
 def _serial(tape, stop, instructions, terms, state, queue, code, n):  # type: ignore[no-untyped-def]
+    order = np.empty(instructions[0].shape, np.int64)
     for w in range(len(stop)):
-        _window(w, tape, stop, instructions, terms, state, queue, code, n)
+        _window(w, tape, stop, instructions, terms, state, queue, code, n, order[w])
 
 
 @_jit
-def _window(w, tape, stop, instructions, terms, state, queue, code, n):  # type: ignore[no-untyped-def]
+def _window(w, tape, stop, instructions, terms, state, queue, code, n, order):  # type: ignore[no-untyped-def]
     entry, bid, ask, market, market_lots = instructions
     cursor, orders = state[CURSOR], state[ORDERS]
     state[N_FILLS][w] = 0  # this step's fills
-    order = np.argsort(entry[w], kind="mergesort")
+    _arrival_order(entry[w], order)
     k = cursor[w]
-    for j in range(entry.shape[1]):
-        a = order[j]
+    for a in order:
         while k < entry[w, a]:
             _message(tape, k, w, terms, state, queue, code, n)
             k += 1
@@ -86,7 +90,7 @@ def _window(w, tape, stop, instructions, terms, state, queue, code, n):  # type:
     cursor[w] = k
 
 
-@_jit
+@_inline
 def _message(tape, k, w, terms, state, queue, code, n):  # type: ignore[no-untyped-def]
     """Message k's effect on window w's agent orders."""
     kinds, sides, ticks, lots, prev, best = tape[0], tape[1], tape[2], tape[3], tape[4], tape[5]
@@ -120,14 +124,14 @@ def _message(tape, k, w, terms, state, queue, code, n):  # type: ignore[no-untyp
                 _fill(tape, w, a, maker, at, min(got, orders[w, a, maker, 1]), terms, state)
 
 
-@_jit
+@_inline
 def _set_front(orders, queue, w, a, side, front, cum):  # type: ignore[no-untyped-def]
     queue[w, a, side, FRONT] = front
     queue[w, a, side, CUM_TRADE] = cum
     orders[w, a, side, 2] = max(round_half_away(front), 0)
 
 
-@_jit
+@_inline
 def _reached(side, before, after, at):  # type: ignore[no-untyped-def]
     """Whether the best price of ``side``, moved from ``before`` to ``after`` by an update
     (-1: none), improved and reached ``at``, the price of an agent order on the other side."""

@@ -13,9 +13,10 @@ with the caller (traders' orders with their lots ahead, a replay's order-id FIFO
 the walk its queue and the compiled functions that read and change it.
 
 Every function here is inlined into the kernel that calls it, so it is compiled with that
-kernel's options: reference counting off (``_nrt=False``) in ``level_books``, which the
-numba option test checks, on in the replay kernels, which allocate. numba's cache does not see
-a change to an inlined function: delete the callers' cache files after editing this one.
+kernel's options: reference counting off (``_nrt=False``) in ``level_books`` and in what the
+replay windows run per window and per message (their outer loop, which allocates, keeps it);
+the numba option test checks both. numba's cache does not see a change to an inlined
+function: delete the callers' cache files after editing this one.
 numba is imported here only, and by those kernels.
 """
 

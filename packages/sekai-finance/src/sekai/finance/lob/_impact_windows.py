@@ -33,8 +33,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sekai.finance.lob._engine import room
-from sekai.finance.lob._replay_levels import lots_at, next_level
+from sekai.finance.lob._engine import inline, jit, room
 from sekai.finance.lob._replay_windows import (
     CURSOR,
     INVENTORY,
@@ -45,14 +44,16 @@ from sekai.finance.lob._replay_windows import (
     PARALLEL_FROM,
     REFUSED,
     _account,
+    _arrival_order,
     _fill,
+    _next_level,
+    _volume,
 )
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.events import ADD as SUBMIT
 from sekai.finance.lob.events import EXECUTE
 from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
 
-_jit = numba.njit(cache=True)  # type: ignore[call-overload]
 DEFICITS = 8  # the state's ninth array: (W, 2, n_ticks) lots taken per level
 AHEAD_OF, SIZE_OF = 19, 20  # the impact tape's queue positions (``_replay_positions``)
 
@@ -66,25 +67,26 @@ def step_impact_windows(tape, stop, instructions, terms, state):  # type: ignore
 
 @numba.njit(cache=True, parallel=True)  # type: ignore[misc]
 def _parallel(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    order = np.empty(instructions[0].shape, np.int64)
     for w in numba.prange(len(stop)):
-        _window(w, tape, stop, instructions, terms, state)
+        _window(w, tape, stop, instructions, terms, state, order[w])
 
 
-@_jit
+@numba.njit(cache=True)  # type: ignore[misc]
 def _serial(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    order = np.empty(instructions[0].shape, np.int64)
     for w in range(len(stop)):
-        _window(w, tape, stop, instructions, terms, state)
+        _window(w, tape, stop, instructions, terms, state, order[w])
 
 
-@_jit
-def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+@jit
+def _window(w, tape, stop, instructions, terms, state, order):  # type: ignore[no-untyped-def]
     entry, bid, ask, market, market_lots = instructions
     cursor = state[CURSOR]
     state[N_FILLS][w] = 0
-    order = np.argsort(entry[w], kind="mergesort")
+    _arrival_order(entry[w], order)
     k = cursor[w]
-    for j in range(entry.shape[1]):
-        a = order[j]
+    for a in order:
         while k < entry[w, a]:
             _message(tape, k, w, terms, state)
             k += 1
@@ -97,7 +99,7 @@ def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyp
     cursor[w] = k
 
 
-@_jit
+@inline
 def _filled(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-untyped-def]
     """``_fill`` of agent a's order on ``side``; return the lots it traded."""
     inventory = state[INVENTORY]
@@ -106,7 +108,7 @@ def _filled(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-unty
     return abs(inventory[w, a] - before)
 
 
-@_jit
+@inline
 def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
     """Message k's effect on window w's agent orders and deficits."""
     kind, side, tick, size = tape[0][k], tape[1][k], tape[2][k], tape[3][k]
@@ -157,7 +159,7 @@ def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
         return  # the window held the lots executed: its deficit stays
     rest = max(size - taken - first, 0)
     start = max(lost, ahead + own)  # the first lot behind the order the window holds
-    level = lots_at(tape[8], tape[9], tape[10], tape[11], side, tick, k)
+    level = _volume(tape, side, tick, k)
     behind, rest = _take_level(tape, k, w, side, tick, level - start, rest, walks, terms, state)
     deficit[side, tick] = start + behind - size
     step = -1 if side == BUY else 1
@@ -166,7 +168,7 @@ def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
         at = _reached(tape, k, w, side, at, state)
         if at < 0:
             break
-        level = lots_at(tape[8], tape[9], tape[10], tape[11], side, at, k)
+        level = _volume(tape, side, at, k)
         took, rest = _take_level(
             tape, k, w, side, at, level - deficit[side, at], rest, True, terms, state
         )
@@ -174,7 +176,7 @@ def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
         at += step
 
 
-@_jit
+@inline
 def _reached(tape, k, w, side, tick, state):  # type: ignore[no-untyped-def]
     """The first tick from ``tick`` outward where window w holds lots before message k or
     its agents rest an order on ``side``; -1 if none."""
@@ -189,7 +191,7 @@ def _reached(tape, k, w, side, tick, state):  # type: ignore[no-untyped-def]
     return reached
 
 
-@_jit
+@inline
 def _take_level(tape, k, w, side, tick, held, lots, agents, terms, state):  # type: ignore[no-untyped-def]
     """Execute up to ``lots`` at (side, tick) in window w: its ``held`` real lots in FIFO
     order, with the agents' orders there where they stand (if ``agents``); return the real
@@ -211,26 +213,24 @@ def _take_level(tape, k, w, side, tick, held, lots, agents, terms, state):  # ty
     return real + behind, lots - behind
 
 
-@_jit
+@inline
 def _window_level(tape, k, deficit, side, tick):  # type: ignore[no-untyped-def]
     """The first tick from ``tick`` outward where the window (``deficit``: its lots taken
     per (side, tick)) holds lots before message k; -1 if none."""
-    history = (tape[8], tape[9], tape[10], tape[11])
     step = -1 if side == BUY else 1
-    at = next_level(*history, tape[17], side, tick, k)
-    while at >= 0 and lots_at(*history, side, at, k) <= deficit[side, at]:
-        at = next_level(*history, tape[17], side, at + step, k)
+    at = _next_level(tape, side, tick, k)
+    while at >= 0 and _volume(tape, side, at, k) <= deficit[side, at]:
+        at = _next_level(tape, side, at + step, k)
     return at
 
 
-@_jit
+@inline
 def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's instruction, reaching window w's book before message k (as
     ``_replay_windows._instruct``, on the window's book)."""
     halted = tape[7]
     order_size, max_inventory, taker_fee = terms[0], terms[1], terms[3]
     orders, inventory, deficit = state[ORDERS], state[INVENTORY], state[DEFICITS][w]
-    history = (tape[8], tape[9], tape[10], tape[11])
     acts = bid >= 0 or ask >= 0 or market != NO_MARKET
     if halted[k] and acts:
         state[REFUSED][w] += 1
@@ -250,7 +250,7 @@ def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # ty
         if size > 0:
             orders[w, a, side, 0] = tick
             orders[w, a, side, 1] = size
-            orders[w, a, side, 2] = lots_at(*history, side, tick, k) - deficit[side, tick]
+            orders[w, a, side, 2] = _volume(tape, side, tick, k) - deficit[side, tick]
             orders[w, a, side, 3] = k
     if market == NO_MARKET:
         return
@@ -263,7 +263,7 @@ def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # ty
     for _ in range(tape[18]):
         if left == 0 or tick < 0:
             break
-        take = min(left, lots_at(*history, maker, tick, k) - deficit[maker, tick])
+        take = min(left, _volume(tape, maker, tick, k) - deficit[maker, tick])
         _account(tape, w, a, market, tick, take, taker_fee, False, state)
         deficit[maker, tick] += take
         left -= take
@@ -275,16 +275,15 @@ def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # ty
             orders[w, a, market, 0] = -1
 
 
-@_jit
+@inline
 def _window_best(tape, k, deficit, side):  # type: ignore[no-untyped-def]
     """The window's best tick on ``side`` before message k (-1: none)."""
     best = tape[5][k, side]
     return -1 if best < 0 else _window_level(tape, k, deficit, side, best)
 
 
-@_jit
+@jit
 def _tops(tape, deficits, windows, rows, out):  # type: ignore[no-untyped-def]
-    history = (tape[8], tape[9], tape[10], tape[11])
     for j in range(len(rows)):
         k, deficit = rows[j], deficits[windows[j]]
         for side in (BUY, SELL):
@@ -293,7 +292,7 @@ def _tops(tape, deficits, windows, rows, out):  # type: ignore[no-untyped-def]
             level = 0
             while level < out.shape[2] and tick >= 0:
                 out[j, side, level, 0] = tick
-                out[j, side, level, 1] = lots_at(*history, side, tick, k) - deficit[side, tick]
+                out[j, side, level, 1] = _volume(tape, side, tick, k) - deficit[side, tick]
                 level += 1
                 tick = _window_level(tape, k, deficit, side, tick + step)
             while level < out.shape[2]:

@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
 from sekai.finance.lob._replay_day import TICK_MARGIN, ReplayDay, highest_tick, load_day
-from sekai.finance.lob._replay_levels import TopLevels, narrow
+from sekai.finance.lob._replay_levels import PARALLEL_FROM, TopLevels, narrow
 
 PADDING = 0  # the padding message's type: with 0 lots, the windows' kernel ignores it
 
@@ -223,7 +223,8 @@ class ReplayDays:
         times = np.asarray(times, np.float64)
         found = np.empty(times.shape, np.int64)
         flat = (len(day), times.size // max(len(day), 1))
-        _after(self.time, self.firsts, self.ends, day, times.reshape(flat), found.reshape(flat))
+        search = _after_parallel if len(day) >= PARALLEL_FROM else _after
+        search(self.time, self.firsts, self.ends, day, times.reshape(flat), found.reshape(flat))
         return found
 
     fix_starts = ReplayDay.fix_starts  # the joined tape's, computed when asked
@@ -311,20 +312,32 @@ def _naming(d: int, source: Any, several: bool) -> Iterator[None]:
         raise type(error)(f"{what}: {error}") from error
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, _nrt=False)  # type: ignore[call-overload,misc]
 def _after(time, firsts, ends, day, times, found):  # type: ignore[no-untyped-def]
     """``found[w, j]``: the first index in ``firsts[day[w]]:ends[day[w]]`` whose ``time`` is
     past ``times[w, j]`` (``ends[day[w]]`` if none is)."""
     for w in range(times.shape[0]):
-        for j in range(times.shape[1]):
-            a, b, t = firsts[day[w]], ends[day[w]], times[w, j]
-            while a < b:
-                mid = (a + b) >> 1
-                if time[mid] <= t:
-                    a = mid + 1
-                else:
-                    b = mid
-            found[w, j] = a
+        _after_window(time, firsts, ends, day, times, found, w)
+
+
+@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
+def _after_parallel(time, firsts, ends, day, times, found):  # type: ignore[no-untyped-def]
+    """``_after`` with the windows spread over every core."""
+    for w in numba.prange(times.shape[0]):
+        _after_window(time, firsts, ends, day, times, found, w)
+
+
+@numba.njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload,misc]
+def _after_window(time, firsts, ends, day, times, found, w):  # type: ignore[no-untyped-def]
+    for j in range(times.shape[1]):
+        a, b, t = firsts[day[w]], ends[day[w]], times[w, j]
+        while a < b:
+            mid = (a + b) >> 1
+            if time[mid] <= t:
+                a = mid + 1
+            else:
+                b = mid
+        found[w, j] = a
 
 
 def _joined_levels(

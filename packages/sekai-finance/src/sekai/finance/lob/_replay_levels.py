@@ -17,11 +17,12 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.lob._engine import inline, jit
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.events import ADD as SUBMIT
 from sekai.finance.lob.events import EXECUTE
 
-_jit = numba.njit(cache=True)  # type: ignore[call-overload]
+PARALLEL_FROM = 64  # rows: fewer are read on one thread (no thread pool to wake)
 
 
 def level_history(
@@ -81,7 +82,7 @@ def scan_bounds(starts: NDArray[np.int64], opening: NDArray[np.int64]) -> NDArra
     return np.array([bids[0] if len(bids) else n_ticks, asks[-1] if len(asks) else -1], np.int64)
 
 
-@_jit
+@inline
 def lots_at(starts, messages, level_lots, opening, side, tick, k):  # type: ignore[no-untyped-def]
     """The lots at (side, tick) before message k: after the last change before k (a binary
     search in the level's history), else the opening book's."""
@@ -97,7 +98,7 @@ def lots_at(starts, messages, level_lots, opening, side, tick, k):  # type: igno
     return opening[side, tick] if lo == first else level_lots[lo - 1]
 
 
-@_jit
+@inline
 def next_level(starts, messages, level_lots, opening, bounds, side, tick, k):  # type: ignore[no-untyped-def]
     """The first tick from ``tick`` outward (down for bids, up for asks) holding lots before
     message k; -1 if none does up to the side's bound (``scan_bounds``)."""
@@ -114,7 +115,7 @@ def next_level(starts, messages, level_lots, opening, bounds, side, tick, k):  #
     return -1
 
 
-@_jit
+@inline
 def top_at(best, starts, messages, level_lots, opening, bounds, k, out):  # type: ignore[no-untyped-def]
     """The top levels before message k into ``out`` (side, level, tick/lots; tick -1 and 0
     lots past the last level), from the best ticks ``best[k]`` (-1: an empty side)."""
@@ -133,9 +134,15 @@ def top_at(best, starts, messages, level_lots, opening, bounds, k, out):  # type
             level += 1
 
 
-@_jit
+@jit
 def _tops(best, starts, messages, level_lots, opening, bounds, rows, out):  # type: ignore[no-untyped-def]
     for j in range(len(rows)):
+        top_at(best, starts, messages, level_lots, opening, bounds, rows[j], out[j])
+
+
+@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
+def _tops_parallel(best, starts, messages, level_lots, opening, bounds, rows, out):  # type: ignore[no-untyped-def]
+    for j in numba.prange(len(rows)):
         top_at(best, starts, messages, level_lots, opening, bounds, rows[j], out[j])
 
 
@@ -171,7 +178,8 @@ class TopLevels:
         first, rest = (index[0], index[1:]) if isinstance(index, tuple) else (index, ())
         rows = self._rows(first)
         out = np.empty((rows.size, 2, self.levels, 2), np.int64)
-        _tops(self.best, *self._history, rows.reshape(-1), out)
+        read = _tops_parallel if rows.size >= PARALLEL_FROM else _tops
+        read(self.best, *self._history, rows.reshape(-1), out)
         shaped = out.reshape(rows.shape + out.shape[1:])
         return shaped[(*(slice(None),) * rows.ndim, *rest)]  # type: ignore[no-any-return]
 

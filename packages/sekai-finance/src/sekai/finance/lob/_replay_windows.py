@@ -33,7 +33,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sekai.finance.lob._engine import room, settle
+from sekai.finance.lob._engine import inline, jit, room, settle
 from sekai.finance.lob._replay_levels import lots_at, next_level
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.events import ADD as SUBMIT
@@ -65,42 +65,59 @@ def step_windows(tape, stop, instructions, terms, state):  # type: ignore[no-unt
 
 @numba.njit(cache=True, parallel=True)  # type: ignore[misc]
 def _parallel(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    order = np.empty(instructions[0].shape, np.int64)
     for w in numba.prange(len(stop)):
-        _window(w, tape, stop, instructions, terms, state)
+        _window(w, tape, stop, instructions, terms, state, order[w])
 
 
 @_jit
 def _serial(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
+    order = np.empty(instructions[0].shape, np.int64)
     for w in range(len(stop)):
-        _window(w, tape, stop, instructions, terms, state)
+        _window(w, tape, stop, instructions, terms, state, order[w])
 
 
-@_jit
-def _window(w, tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
-    """One window's step (see ``step_windows``)."""
+@jit
+def _window(w, tape, stop, instructions, terms, state, order):  # type: ignore[no-untyped-def]
+    """One window's step (see ``step_windows``); ``order``: room for its agents' order."""
     entry, bid, ask, market, market_lots = instructions
     cursor = state[CURSOR]
     state[N_FILLS][w] = 0
-    order = np.argsort(entry[w], kind="mergesort")  # ties: in agent order
     k = cursor[w]
     fix = np.searchsorted(tape[12], k)  # the first correction after message k or later
-    for j in range(entry.shape[1]):
-        a = order[j]
-        while k < entry[w, a]:
-            _message(tape, k, w, terms, state)
-            fix = _corrections(tape, k, fix, w, state)
-            k += 1
+    _arrival_order(entry[w], order)
+    for a in order:
+        k, fix = _replay(tape, k, entry[w, a], fix, w, terms, state)
         _instruct(
             tape, k, w, a, bid[w, a], ask[w, a], market[w, a], market_lots[w, a], terms, state
         )
-    while k < stop[w]:
+    cursor[w], _ = _replay(tape, k, stop[w], fix, w, terms, state)
+
+
+@inline
+def _arrival_order(entry, order):  # type: ignore[no-untyped-def]
+    """The agents by the message their instructions arrive before, ties in agent order (an
+    insertion sort in place: a window has few agents, and the kernel allocates nothing)."""
+    for a in range(len(entry)):
+        j = a
+        while j > 0 and entry[order[j - 1]] > entry[a]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = a
+
+
+@inline
+def _replay(tape, k, until, fix, w, terms, state):  # type: ignore[no-untyped-def]
+    """Window w's messages k up to ``until`` (and their corrections, from ``fix`` on); the
+    next message and correction."""
+    while k < until:
         _message(tape, k, w, terms, state)
         fix = _corrections(tape, k, fix, w, state)
         k += 1
-    cursor[w] = k
+    return k, fix
 
 
-@_jit
+@inline
 def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
     """Message k's effect on window w's agent orders."""
     kinds, sides, ticks, lots, arrival = tape[0], tape[1], tape[2], tape[3], tape[4]
@@ -128,7 +145,7 @@ def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
             _fill(tape, w, a, side, at, size, terms, state)
 
 
-@_jit
+@inline
 def _corrections(tape, k, fix, w, state):  # type: ignore[no-untyped-def]
     """The reconciliation's corrections after message k, from the first not yet applied
     (``fix``), on window w's agent orders: legacy volume added at an agent's level goes
@@ -150,7 +167,7 @@ def _corrections(tape, k, fix, w, state):  # type: ignore[no-untyped-def]
     return j
 
 
-@_jit
+@inline
 def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's instruction, reaching window w's book before message k."""
     best, halted = tape[5], tape[7]
@@ -183,16 +200,15 @@ def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # ty
     orders[w, a, maker, 0] = -1  # self-trade prevention: the agent's own quote goes first
     orders[w, a, maker, 1] = 0
     left = min(market_lots, room(inventory[w, a], market, max_inventory))
-    history = (tape[8], tape[9], tape[10], tape[11])
     step = -1 if maker == BUY else 1
     tick = best[k, maker]
     for _ in range(tape[18]):  # the tape's top levels, best first
         if left == 0 or tick < 0:
             break
-        take = min(left, lots_at(*history, maker, tick, k))
+        take = min(left, _volume(tape, maker, tick, k))
         _account(tape, w, a, market, tick, take, taker_fee, False, state)
         left -= take
-        tick = next_level(*history, tape[17], maker, tick + step, k)
+        tick = _next_level(tape, maker, tick + step, k)
     cap_room = room(inventory[w, a], market, max_inventory)
     if orders[w, a, market, 1] > cap_room:  # the quote on the traded side, cut to the room left
         orders[w, a, market, 1] = cap_room
@@ -200,7 +216,7 @@ def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # ty
             orders[w, a, market, 0] = -1
 
 
-@_jit
+@inline
 def _fill(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's resting order on ``side`` trades up to ``lots`` at ``tick``, as the maker."""
     orders, inventory, max_inventory = state[ORDERS], state[INVENTORY], terms[1]
@@ -213,7 +229,7 @@ def _fill(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-untype
         orders[w, a, side, 1] = 0
 
 
-@_jit
+@inline
 def _account(tape, w, a, side, tick, lots, fee, maker, state):  # type: ignore[no-untyped-def]
     """Book a fill of ``lots`` at ``tick`` (``side`` BUY: the agent bought) and its fee."""
     if lots <= 0:
@@ -234,7 +250,13 @@ def _account(tape, w, a, side, tick, lots, fee, maker, state):  # type: ignore[n
     n_fills[w] = j + 1
 
 
-@_jit
+@inline
 def _volume(tape, side, tick, k):  # type: ignore[no-untyped-def]
     """The lots at (side, tick) before message k, from the per-level history."""
     return lots_at(tape[8], tape[9], tape[10], tape[11], side, tick, k)
+
+
+@inline
+def _next_level(tape, side, tick, k):  # type: ignore[no-untyped-def]
+    """The first tick from ``tick`` outward holding lots before message k (-1: none)."""
+    return next_level(tape[8], tape[9], tape[10], tape[11], tape[17], side, tick, k)

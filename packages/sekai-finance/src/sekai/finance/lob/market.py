@@ -217,28 +217,35 @@ class MarketConfig:
     def decode(
         self, view: TraderView, actions: NDArray[np.int64], agent: str
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """Check (m, 3) actions against the masks; return the new bid and ask ticks (-1: keep,
-        -2: cancel) and the market side (-1 none, BUY, SELL). ValueError names the agent and
-        the first forbidden instruction. Value 0 (keep, no market order) is always possible,
-        so a mask is computed only for an entry some book sets otherwise."""
+        """Check (m, 3) actions against the masks; return ``instructions``. ValueError names
+        the agent and the first forbidden instruction. Value 0 (keep, no market order) is
+        always possible, so a mask is computed only for an entry some book sets otherwise."""
         checks = (
             ("bid", INSTRUCTIONS, lambda: self._quote_mask(view, BUY)),
             ("ask", INSTRUCTIONS, lambda: self._quote_mask(view, SELL)),
             ("market order", MARKET_ORDERS, lambda: self._market_mask(view)),
         )
         rows = np.arange(len(actions))
-        chosen = [actions[:, entry] for entry in range(3)]
-        acting = [bool(values.any()) for values in chosen]
         for entry, (which, names, mask) in enumerate(checks):
-            if not acting[entry]:
+            chosen = actions[:, entry]
+            if not chosen.any():
                 continue
-            allowed = mask()[rows, chosen[entry]].astype(bool)
+            allowed = mask()[rows, chosen].astype(bool)
             if not allowed.all():
-                value = int(chosen[entry][~allowed][0])
+                value = int(chosen[~allowed][0])
                 raise ValueError(
                     f"{agent}: the {which} instruction {value} ({names[value]!r}) is masked "
                     "as impossible now; sample actions with action_mask(agent)"
                 )
+        return self.instructions(view, actions)
+
+    def instructions(
+        self, view: TraderView, actions: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """(m, 3) actions the masks allow as the new bid and ask ticks (-1: keep, -2: cancel)
+        and the market side (-1 none, BUY, SELL)."""
+        chosen = [actions[:, entry] for entry in range(3)]
+        acting = [bool(values.any()) for values in chosen]
         bid = _quote_ticks(chosen[0], view.bid_prices[:, 0], _BID_OFFSETS, acting[0])
         ask = _quote_ticks(chosen[1], view.ask_prices[:, 0], _ASK_OFFSETS, acting[1])
         market = _MARKET_SIDES[chosen[2]] if acting[2] else np.full(len(actions), -1)

@@ -272,6 +272,16 @@ class ReplayModel:
         if terms.impact:  # per window and (side, tick), the lots its trades took
             self.deficits = np.zeros((num_envs, 2, terms.days.n_ticks), np.int64)
             self.state = (*self.state, self.deficits)
+        # per agent, the message index of the book it sees and its view, kept until the
+        # windows move (reset, advance): the observation, the masks and the decoding of the
+        # next actions read the same view
+        self._seen_rows: dict[int, NDArray[np.int64]] = {}
+        self._views: dict[int, TraderView] = {}
+
+    def _moved(self) -> None:
+        """Forget the views: the windows' books, accounts or orders changed."""
+        self._seen_rows.clear()
+        self._views.clear()
 
     def _make_tape(self) -> tuple[Any, ...]:
         """The arrays the compiled step reads: the days' tape, and with impact the queue
@@ -284,6 +294,7 @@ class ReplayModel:
         self, indices: NDArray[np.int64], options: list[dict[str, Any] | None], rng: Any
     ) -> dict[str, Any]:
         terms = self.terms
+        self._moved()
         counts = terms.last_starts + 1  # the episodes' starts, per day
         total = int(counts.sum())
         # the sampler draws one of the set's windows: day 0's starts first, then day 1's, ...
@@ -398,7 +409,7 @@ class ReplayModel:
                     raise ValueError(_refusal(name, chosen, allowed, self._halted(a)))
                 chosen = np.where(allowed, chosen, 0)
                 self.ignored += (~allowed).sum(axis=1)
-            bids[:, a], asks[:, a], sides[:, a] = market.decode(view, chosen, name)
+            bids[:, a], asks[:, a], sides[:, a] = market.instructions(view, chosen)
         sides[sides < 0] = NO_MARKET
         return self.advance(bids, asks, sides, np.full_like(sides, market.order_size))
 
@@ -417,6 +428,7 @@ class ReplayModel:
         entry = terms.days.after(self.day, now[:, None] + terms.entry_latency)
         stop = terms.days.after(self.day, now + terms.step_seconds)
         self._step_windows(stop, (entry, bids, asks, sides, lots))
+        self._moved()
         self.steps += 1
         everyone = np.arange(self.num_envs)
         self._mark(everyone)
@@ -434,11 +446,21 @@ class ReplayModel:
     # -- views -------------------------------------------------------------------------------
     def _seen(self, a: int) -> NDArray[np.int64]:
         """The message index of the book agent a sees now: as of its data latency ago."""
-        moment = self.now() - self.terms.data_latency[a]
-        return np.minimum(self.terms.days.after(self.day, moment), self.cursor)
+        seen = self._seen_rows.get(a)
+        if seen is None:
+            moment = self.now() - self.terms.data_latency[a]
+            seen = np.minimum(self.terms.days.after(self.day, moment), self.cursor)
+            self._seen_rows[a] = seen
+        return seen
 
     def view(self, a: int) -> TraderView:
         """Agent a's view in every window: the book it sees, its account and orders now."""
+        view = self._views.get(a)
+        if view is None:
+            view = self._views[a] = self._make_view(a)
+        return view
+
+    def _make_view(self, a: int) -> TraderView:
         levels = self.terms.market.book_levels
         top = self._top(self._seen(a))
         orders = self.orders[:, a]
