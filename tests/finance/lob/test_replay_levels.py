@@ -72,6 +72,11 @@ def test_the_levels_looked_up_are_the_replays_own_at_every_depth(
     rows = np.random.default_rng(0).integers(0, len(day) + 1, 50)
     assert np.array_equal(day.top[rows, SELL, 0], record.top[rows, SELL, 0])
     assert np.array_equal(day.top[-1], record.top[-1])
+    # the first levels only (read without the deeper ones), for a batch spread over the cores
+    many = np.random.default_rng(1).integers(0, len(day) + 1, 300)
+    for n in (0, 1, 3, DEPTH + 5):
+        assert np.array_equal(day.top[many, :, :n], record.top[many, :, :n])
+    assert np.array_equal(day.top[many, :, :2, 1], record.top[many, :, :2, 1])
     assert np.array_equal(day.best, record.top[:, :, 0, 0])
     if len(record.crossings):
         assert (record.crossings[:, 3] < 0).all()

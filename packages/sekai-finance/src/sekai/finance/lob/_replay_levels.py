@@ -177,7 +177,12 @@ class TopLevels:
     def __getitem__(self, index: Any) -> NDArray[np.int64]:
         first, rest = (index[0], index[1:]) if isinstance(index, tuple) else (index, ())
         rows = self._rows(first)
-        out = np.empty((rows.size, 2, self.levels, 2), np.int64)
+        levels = self.levels
+        if len(rest) >= 2 and rest[0] == slice(None) and _leading(rest[1]):
+            # both sides' first levels only (``top[rows, :, :n]``): read no more than those
+            levels = min(levels, rest[1].stop)
+            rest = (rest[0], slice(None), *rest[2:])
+        out = np.empty((rows.size, 2, levels, 2), np.int64)
         read = _tops_parallel if rows.size >= PARALLEL_FROM else _tops
         read(self.best, *self._history, rows.reshape(-1), out)
         shaped = out.reshape(rows.shape + out.shape[1:])
@@ -202,3 +207,14 @@ class TopLevels:
         if rows.size and (rows.min() < -n or rows.max() >= n):
             raise IndexError(f"a row index out of range for {n} rows")
         return np.where(rows < 0, rows + n, rows).astype(np.int64)
+
+
+def _leading(index: Any) -> bool:
+    """Whether ``index`` is a slice of the first n entries, ``:n`` (n >= 0)."""
+    return (
+        isinstance(index, slice)
+        and index.start in (None, 0)
+        and index.step in (None, 1)
+        and isinstance(index.stop, int)
+        and index.stop >= 0
+    )

@@ -462,7 +462,7 @@ class ReplayModel:
 
     def _make_view(self, a: int) -> TraderView:
         levels = self.terms.market.book_levels
-        top = self._top(self._seen(a))
+        top = self._top(self._seen(a), levels=levels)
         orders = self.orders[:, a]
         return TraderView(
             top[:, BUY, :levels, 0],
@@ -476,16 +476,21 @@ class ReplayModel:
         )
 
     def _top(
-        self, rows: NDArray[np.int64], windows: NDArray[np.int64] | None = None
+        self,
+        rows: NDArray[np.int64],
+        windows: NDArray[np.int64] | None = None,
+        *,
+        levels: int | None = None,
     ) -> NDArray[np.int64]:
-        """The top levels the book of window ``windows[j]`` (by default every window, in
-        order) holds before message ``rows[j]``: the replayed ones, less what the window's
-        trades took with impact."""
+        """The top ``levels`` levels (by default all the days record) the book of window
+        ``windows[j]`` (by default every window, in order) holds before message ``rows[j]``:
+        the replayed ones, less what the window's trades took with impact."""
         days = self.terms.days
+        levels = days.top.shape[2] if levels is None else levels
         if self.terms.impact:
             windows = np.arange(self.num_envs) if windows is None else windows
-            return impacted_tops(self._tape, self.deficits, windows, rows, days.top.shape[2])  # type: ignore[no-any-return]
-        return days.top[rows]
+            return impacted_tops(self._tape, self.deficits, windows, rows, levels)  # type: ignore[no-any-return]
+        return days.top[rows, :, :levels]
 
     def masks(self, a: int, view: TraderView | None = None) -> tuple[NDArray[np.int8], ...]:
         """Agent a's (num_envs, 6), (num_envs, 6), (num_envs, 3) action masks: those of
