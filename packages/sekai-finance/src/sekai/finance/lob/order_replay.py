@@ -76,10 +76,11 @@ def replay_orders(
     (one at the same price is kept, with its place in the queue; a quote that would cross is
     dropped, the old one gone all the same), in the real FIFO queue; a CANCEL removes the
     side's quote; a MARKET order of ``lots`` walks the replayed book's top five levels (the
-    env's with its default ``book_levels``) at their prices, what they lack not filled. Fills are cut to keep the inventory within ``max_inventory``
-    lots and pay ``maker_fee`` or ``taker_fee`` a lot. A quote or market order that reaches a
-    halted book is refused, with a warning naming the rows. The book is not changed by the
-    orders (no market impact).
+    env's with its default ``book_levels``) at their prices, what they lack not filled.
+    Fills are cut to keep the inventory within ``max_inventory`` lots and pay ``maker_fee``
+    or ``taker_fee`` a lot. A quote or market order that reaches a halted book is refused,
+    with a warning naming the rows. The book is not changed by the orders (no market
+    impact).
     """
     from sekai.finance.lob._order_replay import OUT_FIELDS, replay_schedule
     from sekai.finance.lob._replay_day import ReplayDay, load_day
