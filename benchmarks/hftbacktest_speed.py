@@ -15,9 +15,13 @@ as orders (``oracle_harness.drive``), its strategy waking at the orders only or 
 timing. Figures:
 
 (a) One agent, one window of the whole day: sekai's single ``LobsterReplay-v0`` env (made from
-    the event array, which replays the day once, then an episode of one step a second) against
+    the event array, which replays the day once, then an episode of one step a second), and
+    sekai's compiled counterpart of hftbacktest's loop, ``replay_orders`` (the schedule as its
+    orders, converted before timing; one call replays the day and the orders), against
     hftbacktest's backtest of the same orders (built from its feed array, then driven). Events
-    per second of the day; the orders each filled.
+    per second of the day; the orders each filled. replay_orders and hftbacktest are sent
+    every order; the env's masks refuse an "improve" on a one-tick spread (it would cross the
+    book the agent sees), so the env's agent sends fewer of them, and fills fewer.
 (b) 1,024 windows of 300 steps of 1 s (60 with ``--quick``) spread over the day:
     ``make_vec("LobsterReplay-v0", 1024)`` stepping every window's agent (the same orders,
     those of each window's span), observing the env's default view (five levels a side and
@@ -63,12 +67,13 @@ from oracle_harness import (  # noqa: E402
     hftbacktest_backtest,
     make_terms,
     random_schedule,
+    schedule_orders,
 )
 from synthetic_formats import N_TICKS, TICK, apply_event, synthetic_day  # noqa: E402
 
 import sekai  # noqa: E402
 from sekai.envs.finance.lobster_replay import LobsterReplayEnv  # noqa: E402
-from sekai.finance import BUY, SELL, OrderBook  # noqa: E402
+from sekai.finance import BUY, SELL, OrderBook, replay_orders  # noqa: E402
 from sekai.finance.lob._replay_kernel import replay_levels  # noqa: E402
 from sekai.finance.lob.events import ADD  # noqa: E402
 
@@ -81,6 +86,7 @@ HFT_EVERY_STEP = "hftbacktest, waking every 1 s"
 # what hftbacktest's strategy reads (the best bid and ask)
 SEKAI_DEFAULT = "sekai make_vec"
 SEKAI_TOUCH = "sekai make_vec, best bid and ask"
+REPLAY_ORDERS = "sekai replay_orders (compiled)"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -120,6 +126,14 @@ def one_window(events: NDArray[Any], schedule: Schedule, data: NDArray[Any], rou
     end = first + len(actions) * STEP  # both run to the end of the env's last step
     n = int(np.searchsorted(events["time"], end, "right"))
     fills = {}
+    orders = schedule_orders(events, schedule)
+    terms = dict(order_size=1, max_inventory=10**6, entry_latency=ENTRY / 1e9)  # the env's
+    replay_orders(events, orders, **terms)  # compiled for this day's arrays, outside the timings
+
+    def sekai_replay_orders() -> tuple[float, float]:
+        start = time.perf_counter()
+        fills["replay_orders"] = len(replay_orders(events, orders, **terms))
+        return 0.0, time.perf_counter() - start
 
     def sekai_env() -> tuple[float, float]:
         start = time.perf_counter()
@@ -146,6 +160,7 @@ def one_window(events: NDArray[Any], schedule: Schedule, data: NDArray[Any], rou
 
     sides = {
         "sekai LobsterReplay-v0": sekai_env,
+        REPLAY_ORDERS: sekai_replay_orders,
         HFT_AT_ORDERS: hftbacktest_run(0),
         HFT_EVERY_STEP: hftbacktest_run(STEP),
     }
@@ -156,9 +171,12 @@ def one_window(events: NDArray[Any], schedule: Schedule, data: NDArray[Any], rou
     ours = rates["sekai LobsterReplay-v0"]
     for name in (HFT_AT_ORDERS, HFT_EVERY_STEP):
         print(f"sekai / {name}: x{ours / rates[name]:.2f} (target >= 1x)")
+    for name in (HFT_AT_ORDERS, HFT_EVERY_STEP):
+        ratio = rates[REPLAY_ORDERS] / rates[name]
+        print(f"sekai replay_orders / {name}: x{ratio:.2f} (target >= 1x)")
     print(
         f"orders filled: sekai {fills['sekai']}, hftbacktest {fills['hftbacktest 0']} "
-        f"and {fills[f'hftbacktest {STEP}']}"
+        f"and {fills[f'hftbacktest {STEP}']}, sekai replay_orders {fills['replay_orders']}"
     )
 
 

@@ -1,5 +1,6 @@
-"""The same agent limit orders through sekai's replay kernel (what ``LobsterReplay-v0``
-steps) and through hftbacktest's L3 FIFO backtest, order by order: see test_hftbacktest_fills."""
+"""The same agent limit orders through sekai's replay (``replay_orders``, the kernel
+functions ``LobsterReplay-v0`` steps) and through hftbacktest's L3 FIFO backtest, order by
+order: see test_hftbacktest_fills."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance.lob._replay_windows import CANCEL_ORDER, KEEP_ORDER, NO_MARKET, step_windows
+from sekai.finance.lob import CANCEL as ORDER_CANCEL
+from sekai.finance.lob import ORDER_DTYPE, QUOTE, replay_orders
 from sekai.finance.lob.book import BUY, SELL
-from sekai.finance.lob.events import EXECUTE, PRICE_UNITS
+from sekai.finance.lob.events import DAY, EXECUTE, NANOSECONDS, PRICE_UNITS
 from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
 from sekai.finance.lob.market import CANCEL as ENV_CANCEL
 from sekai.finance.lob.market import IMPROVE, KEEP
-from sekai.finance.lob.replay_model import ReplayModel, build_terms
+from sekai.finance.lob.replay_model import build_terms
 
 GTX, LIMIT = hbt.GTX, hbt.LIMIT  # post-only limit orders, as the env's
 TICK = 100  # price units a tick: one cent
@@ -122,42 +124,44 @@ def random_schedule(
 Fills = dict[int, list[tuple[int, int, int]]]  # per order: (exchange time ns, tick, lots)
 
 
+def schedule_orders(events: NDArray[Any], schedule: Schedule) -> NDArray[Any]:
+    """``schedule`` as ``replay_orders``' orders: quotes and cancels at its times on the
+    messages' clock (seconds after the first event's midnight), quotes priced in dollars."""
+    start = int(events["time"][0]) // DAY * DAY
+    orders = np.zeros(len(schedule.time), ORDER_DTYPE)
+    orders["time"] = (schedule.time - start) / NANOSECONDS
+    orders["kind"] = np.where(schedule.what == NEW, QUOTE, ORDER_CANCEL)
+    orders["side"] = schedule.side
+    orders["price"] = schedule.tick * (TICK / PRICE_UNITS)
+    return orders
+
+
 def sekai_fills(
     events: NDArray[Any], terms: Any, schedule: Schedule, entry_latency: int
 ) -> tuple[Fills, dict[int, list[int]]]:
-    """Per order, its fills in sekai's replay kernel (``step_windows``, what LobsterReplay-v0
-    steps), and the index of the message that made each: the day's messages one at a time,
-    each instruction reaching the book after every message stamped up to its time plus
-    ``entry_latency``."""
-    model = ReplayModel(terms, 1)
-    model.reset(np.array([0]), [{"start": 0}], np.random.default_rng(0))
-    model.cursor[0] = 0
+    """Per order, its fills in sekai's replay (``replay_orders``: the day in one compiled call
+    through the kernel functions LobsterReplay-v0 steps), and the index of the message that
+    made each: each instruction reaches the book after every message stamped up to its time
+    plus ``entry_latency``. A cancel of an order filled already finds no quote (one order a
+    side at a time): it changes nothing."""
+    market = terms.market
+    fills = replay_orders(
+        events,
+        schedule_orders(events, schedule),
+        order_size=market.order_size,
+        max_inventory=market.max_inventory,
+        entry_latency=entry_latency / NANOSECONDS,
+    )
     times = events["time"]
-    live = [-1, -1]  # the order resting on each side (as sent)
-    fills: Fills = {int(o): [] for o in schedule.order}
+    ours: Fills = {int(o): [] for o in schedule.order}
     made: dict[int, list[int]] = {int(o): [] for o in schedule.order}
-    arrive = np.searchsorted(times, schedule.time + entry_latency, "right")
-    i, n = 0, len(schedule.time)
-    keep, market = np.array([[KEEP_ORDER]]), np.array([[NO_MARKET]])
-    for k in range(len(times)):
-        bid, ask = keep, keep
-        while i < n and arrive[i] == k:
-            side, what, order = schedule.side[i], schedule.what[i], int(schedule.order[i])
-            i += 1
-            if what == CANCEL and live[side] != order:
-                continue  # filled already
-            live[side] = order if what == NEW else -1
-            value = np.array([[schedule.tick[i - 1] if what == NEW else CANCEL_ORDER]])
-            bid, ask = (value, ask) if side == BUY else (bid, value)
-        instructions = (np.array([[k]]), bid, ask, market, np.array([[0]]))
-        step_windows(model._tape, np.array([k + 1]), instructions, model._terms, model.state)
-        for _, side, tick, lots, maker in model.fill_log(0):
-            assert maker == 1  # the agent sends no market orders
-            fills[live[side]].append((int(times[k]), int(tick), int(lots)))
-            made[live[side]].append(k)
-            if model.orders[0, 0, side, 0] < 0:
-                live[side] = -1
-    return fills, made
+    assert fills["maker"].all()  # the agent sends no market orders
+    for fill in fills:
+        order, k = int(schedule.order[fill["order"]]), int(fill["message"])
+        tick = round(fill["price"] * PRICE_UNITS / TICK)
+        ours[order].append((int(times[k]), tick, int(fill["lots"])))
+        made[order].append(k)
+    return ours, made
 
 
 @numba.njit

@@ -2,9 +2,9 @@
 fills, order by order (issue 35, point 1).
 
 One synthetic day of order events (``synthetic_formats.synthetic_day``: adds, partial cancels,
-deletes, FIFO executions in sweeps, hidden executions, a halt) is replayed by sekai's replay
-kernel, the compiled step LobsterReplay-v0 makes (``_replay_windows.step_windows``, driven one
-message at a time, so that each fill has the time of the message that made it), and by
+deletes, FIFO executions in sweeps, hidden executions, a halt) is replayed by sekai's
+``replay_orders`` (the whole day in one compiled call through the kernel functions
+LobsterReplay-v0 steps, each fill with the message that made it), and by
 hftbacktest's ``HashMapMarketDepthBacktest`` with ``l3_fifo_queue_model()`` and its only L3
 exchange, ``no_partial_fill_exchange()``, on the day converted to its L3 feed
 (``hftbacktest_events.to_hftbacktest``). The same agent sends the same post-only (GTX) limit
@@ -122,7 +122,7 @@ def test_orders_of_several_lots_differ_only_where_sekai_fills_part_of_one(seed):
 
 def test_the_env_makes_the_fills_the_comparison_checks():
     """LobsterReplay-v0 stepped on the schedule's actions (its instructions relative to the
-    best it sees) fills, step by step, exactly what the message-by-message kernel did."""
+    best it sees) fills, step by step, exactly what ``replay_orders`` did in one call."""
     from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 
     events = synthetic_day(0, n_events=10_000)

@@ -62,7 +62,7 @@ def test_each_section_times_every_side_and_gives_its_ratios(printed):
     at_orders, every_step = "hftbacktest, waking at orders", "hftbacktest, waking every 1 s"
     batch, touch = "sekai make_vec", "sekai make_vec, best bid and ask"
     sides = {
-        one: ["sekai LobsterReplay-v0", at_orders, every_step],
+        one: ["sekai LobsterReplay-v0", "sekai replay_orders (compiled)", at_orders, every_step],
         many: [batch, touch, at_orders, every_step],
         book: [
             "sekai OrderBook",
@@ -75,7 +75,12 @@ def test_each_section_times_every_side_and_gives_its_ratios(printed):
         rows = _rows(section)
         assert list(rows) == names, section
         assert all(rate > 0 for rate in rows.values())
-    assert list(_ratios(one)) == [f"sekai / {at_orders}", f"sekai / {every_step}"]
+    assert list(_ratios(one)) == [
+        f"sekai / {at_orders}",
+        f"sekai / {every_step}",
+        f"sekai replay_orders / {at_orders}",
+        f"sekai replay_orders / {every_step}",
+    ]
     assert list(_ratios(many)) == [
         f"{ours} / {theirs} loop" for theirs in (at_orders, every_step) for ours in (batch, touch)
     ]
@@ -84,11 +89,19 @@ def test_each_section_times_every_side_and_gives_its_ratios(printed):
     rows = _rows(one)
     ours = rows["sekai LobsterReplay-v0"]
     assert _ratios(one)[f"sekai / {at_orders}"] == pytest.approx(ours / rows[at_orders], abs=0.01)
+    compiled = rows["sekai replay_orders (compiled)"] / rows[at_orders]
+    assert _ratios(one)[f"sekai replay_orders / {at_orders}"] == pytest.approx(compiled, abs=0.01)
 
 
 def test_both_sides_fill_orders_and_hftbacktest_fills_the_same_however_often_it_wakes(printed):
-    match = re.search(r"orders filled: sekai (\d+), hftbacktest (\d+) and (\d+)", printed[1])
+    match = re.search(
+        r"orders filled: sekai (\d+), hftbacktest (\d+) and (\d+), sekai replay_orders (\d+)",
+        printed[1],
+    )
     assert match, printed[1]
-    sekai, at_orders, every_step = map(int, match.groups())
+    sekai, at_orders, every_step, compiled = map(int, match.groups())
     assert sekai > 0 and at_orders > 0
     assert every_step == at_orders
+    # every order the env's agent sends fills in replay_orders as in the env; replay_orders is
+    # also sent those the env's masks refuse (an improve on a one-tick spread)
+    assert compiled >= sekai

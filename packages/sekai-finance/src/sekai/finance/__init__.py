@@ -20,10 +20,13 @@ from sekai.finance.data import Bars, Panel, load_csv, load_parquet, read_bars, r
 from sekai.finance.lob import (
     BUY,
     CANCEL,
+    FILL_DTYPE,
     LEGACY,
     LIMIT,
     MARKET,
+    ORDER_DTYPE,
     PUBLIC,
+    QUOTE,
     SELL,
     ContStoikovTalreja,
     FlowEvents,
@@ -31,6 +34,7 @@ from sekai.finance.lob import (
     OrderBook,
     Trade,
     TradingHalted,
+    replay_orders,
     simulate_flow,
 )
 from sekai.finance.metrics import EpisodeMetrics
@@ -40,10 +44,13 @@ from sekai.finance.weights import PortfolioWeights
 __all__ = [
     "BUY",
     "CANCEL",
+    "FILL_DTYPE",
     "LEGACY",
     "LIMIT",
     "MARKET",
+    "ORDER_DTYPE",
     "PUBLIC",
+    "QUOTE",
     "SELL",
     "TWAP",
     "AlmgrenChriss",
@@ -73,5 +80,6 @@ __all__ = [
     "load_parquet",
     "read_bars",
     "read_panel",
+    "replay_orders",
     "simulate_flow",
 ]

@@ -15,6 +15,8 @@
   arrays, and many windows of agent orders in its real FIFO queues, one compiled call a step;
 - ``market``, ``level_books``: the simulated multi-agent market (its rules, many books at once);
 - ``replay_model``: the replay market the replay envs drive;
+- ``order_replay``: ``replay_orders``, a schedule of orders backtested on a replayed day in one
+  compiled call (``_order_replay``), fill by fill the replay env's;
 - ``depth``, ``queue_models``: depth-only data (level sizes and trades) and the queue models
   that estimate an agent order's place in a level without order ids; ``_queue_kernel``,
   ``_depth_day``, ``_depth_windows``: their compiled arithmetic, a depth day replayed once,
@@ -43,14 +45,18 @@ from sekai.finance.lob.flow import (
     FlowEvents,
     simulate_flow,
 )
+from sekai.finance.lob.order_replay import FILL_DTYPE, ORDER_DTYPE, QUOTE, replay_orders
 
 __all__ = [
     "BUY",
     "CANCEL",
+    "FILL_DTYPE",
     "LEGACY",
     "LIMIT",
     "MARKET",
+    "ORDER_DTYPE",
     "PUBLIC",
+    "QUOTE",
     "SELL",
     "ContStoikovTalreja",
     "FlowEvents",
@@ -58,5 +64,6 @@ __all__ = [
     "OrderBook",
     "Trade",
     "TradingHalted",
+    "replay_orders",
     "simulate_flow",
 ]
