@@ -99,7 +99,7 @@ def _window(w, tape, stop, instructions, terms, state, order):  # type: ignore[n
     cursor[w] = k
 
 
-@inline
+@jit
 def _filled(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-untyped-def]
     """``_fill`` of agent a's order on ``side``; return the lots it traded."""
     inventory = state[INVENTORY]
@@ -176,7 +176,7 @@ def _message(tape, k, w, terms, state):  # type: ignore[no-untyped-def]
         at += step
 
 
-@inline
+@jit
 def _reached(tape, k, w, side, tick, state):  # type: ignore[no-untyped-def]
     """The first tick from ``tick`` outward where window w holds lots before message k or
     its agents rest an order on ``side``; -1 if none."""
@@ -191,7 +191,7 @@ def _reached(tape, k, w, side, tick, state):  # type: ignore[no-untyped-def]
     return reached
 
 
-@inline
+@jit
 def _take_level(tape, k, w, side, tick, held, lots, agents, terms, state):  # type: ignore[no-untyped-def]
     """Execute up to ``lots`` at (side, tick) in window w: its ``held`` real lots in FIFO
     order, with the agents' orders there where they stand (if ``agents``); return the real
@@ -213,7 +213,7 @@ def _take_level(tape, k, w, side, tick, held, lots, agents, terms, state):  # ty
     return real + behind, lots - behind
 
 
-@inline
+@jit
 def _window_level(tape, k, deficit, side, tick):  # type: ignore[no-untyped-def]
     """The first tick from ``tick`` outward where the window (``deficit``: its lots taken
     per (side, tick)) holds lots before message k; -1 if none."""
@@ -224,7 +224,7 @@ def _window_level(tape, k, deficit, side, tick):  # type: ignore[no-untyped-def]
     return at
 
 
-@inline
+@jit
 def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's instruction, reaching window w's book before message k (as
     ``_replay_windows._instruct``, on the window's book)."""
@@ -275,7 +275,7 @@ def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # ty
             orders[w, a, market, 0] = -1
 
 
-@inline
+@jit
 def _window_best(tape, k, deficit, side):  # type: ignore[no-untyped-def]
     """The window's best tick on ``side`` before message k (-1: none)."""
     best = tape[5][k, side]

@@ -98,7 +98,7 @@ def lots_at(starts, messages, level_lots, opening, side, tick, k):  # type: igno
     return opening[side, tick] if lo == first else level_lots[lo - 1]
 
 
-@inline
+@jit
 def next_level(starts, messages, level_lots, opening, bounds, side, tick, k):  # type: ignore[no-untyped-def]
     """The first tick from ``tick`` outward (down for bids, up for asks) holding lots before
     message k; -1 if none does up to the side's bound (``scan_bounds``)."""
@@ -115,7 +115,7 @@ def next_level(starts, messages, level_lots, opening, bounds, side, tick, k):  #
     return -1
 
 
-@inline
+@jit
 def top_at(best, starts, messages, level_lots, opening, bounds, k, out):  # type: ignore[no-untyped-def]
     """The top levels before message k into ``out`` (side, level, tick/lots; tick -1 and 0
     lots past the last level), from the best ticks ``best[k]`` (-1: an empty side)."""

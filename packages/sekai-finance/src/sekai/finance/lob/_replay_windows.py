@@ -167,7 +167,7 @@ def _corrections(tape, k, fix, w, state):  # type: ignore[no-untyped-def]
     return j
 
 
-@inline
+@jit
 def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's instruction, reaching window w's book before message k."""
     best, halted = tape[5], tape[7]
@@ -216,7 +216,7 @@ def _instruct(tape, k, w, a, bid, ask, market, market_lots, terms, state):  # ty
             orders[w, a, market, 0] = -1
 
 
-@inline
+@jit
 def _fill(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-untyped-def]
     """Agent a's resting order on ``side`` trades up to ``lots`` at ``tick``, as the maker."""
     orders, inventory, max_inventory = state[ORDERS], state[INVENTORY], terms[1]
@@ -229,7 +229,7 @@ def _fill(tape, w, a, side, tick, lots, terms, state):  # type: ignore[no-untype
         orders[w, a, side, 1] = 0
 
 
-@inline
+@jit
 def _account(tape, w, a, side, tick, lots, fee, maker, state):  # type: ignore[no-untyped-def]
     """Book a fill of ``lots`` at ``tick`` (``side`` BUY: the agent bought) and its fee."""
     if lots <= 0:
