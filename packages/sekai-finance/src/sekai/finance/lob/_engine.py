@@ -16,8 +16,9 @@ Every function here is inlined into the kernel that calls it, so it is compiled 
 kernel's options: reference counting off (``_nrt=False``) in ``level_books`` and in what the
 replay windows run per window and per message (their outer loop, which allocates, keeps it);
 the numba option test checks both. The replay windows inline only what runs per message:
-inlined everywhere, their per-instruction functions took a fresh install minutes to compile. numba's cache does not see a change to an inlined
-function: delete the callers' cache files after editing this one.
+inlined everywhere, their per-instruction functions took a fresh install minutes to compile.
+numba's cache does not see a change to an inlined function: delete the callers' cache files
+after editing this one.
 numba is imported here only, and by those kernels.
 """
 
