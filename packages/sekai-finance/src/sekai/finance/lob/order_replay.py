@@ -19,7 +19,6 @@ from numpy.typing import NDArray
 
 from sekai.finance.arguments import check_float
 from sekai.finance.lob.book import BUY, SELL
-from sekai.finance.lob.events import PRICE_UNITS
 from sekai.finance.lob.flow import CANCEL, MARKET
 from sekai.finance.lob.flow import LIMIT as QUOTE
 from sekai.finance.lob.market import MarketConfig
@@ -85,6 +84,7 @@ def replay_orders(
     from sekai.finance.lob._order_replay import OUT_FIELDS, replay_schedule
     from sekai.finance.lob._replay_day import ReplayDay, load_day
     from sekai.finance.lob._replay_windows import CANCEL_ORDER, KEEP_ORDER, NO_MARKET
+    from sekai.finance.lob.replay_model import replay_grid
 
     orders = _checked(orders)
     fees = check_float("maker_fee", maker_fee), check_float("taker_fee", taker_fee)
@@ -96,11 +96,9 @@ def replay_orders(
         )
     loaded = load_day(messages, orderbook)
     day = ReplayDay(loaded, tick=tick, price_offset=price_offset, n_ticks=n_ticks)
-    market = MarketConfig.build(  # the env's grid (``replay_model.market_terms``) and checks
+    market = MarketConfig.build(  # the env's grid and checks
         1,
-        tick_size=tick / PRICE_UNITS,
-        initial_price=(day.n_ticks // 2 * tick + price_offset) / PRICE_UNITS,
-        n_ticks=day.n_ticks,
+        **replay_grid(day.n_ticks, tick, price_offset),
         order_size=order_size,
         max_inventory=max_inventory,
     )

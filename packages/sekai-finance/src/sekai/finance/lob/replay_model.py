@@ -162,9 +162,7 @@ def market_terms(
         decision_intervals=None,
         flow=None,
         session_length=episode_steps * step_seconds,
-        tick_size=tick / PRICE_UNITS,
-        initial_price=(replayed.n_ticks // 2 * tick + price_offset) / PRICE_UNITS,
-        n_ticks=replayed.n_ticks,
+        **replay_grid(replayed.n_ticks, tick, price_offset),
         order_size=order_size,
         max_inventory=max_inventory,
         initial_cash=initial_cash,
@@ -192,6 +190,16 @@ def market_terms(
             f"one episode of {episode_steps} steps of {step_seconds} s"
         )
     return terms
+
+
+def replay_grid(n_ticks: int, tick: int, price_offset: int) -> dict[str, Any]:
+    """``MarketConfig``'s grid of a replayed day priced on ``n_ticks`` ticks of ``tick`` price
+    units from ``price_offset`` (``lobster.replay``'s): the env's and ``replay_orders``'."""
+    return dict(
+        tick_size=tick / PRICE_UNITS,
+        initial_price=(n_ticks // 2 * tick + price_offset) / PRICE_UNITS,
+        n_ticks=n_ticks,
+    )
 
 
 @functools.cache
