@@ -8,6 +8,8 @@ import functools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lobster_days import Shipped, generate_day, ship, write_day
 
 import sekai
@@ -16,6 +18,7 @@ from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 from sekai.envs.finance.lobster_replay_market import LobsterReplayMarket
 from sekai.finance import BUY, SELL
 from sekai.finance.lob._replay_day import TICK_MARGIN
+from sekai.finance.lob._replay_days import search_after
 from sekai.finance.lob.lobster import HALT, MESSAGE_DTYPE, SUBMIT, initial_book, replay
 
 KEEP, NONE = 0, 0
@@ -349,3 +352,32 @@ def test_bad_sets_of_days_get_clear_errors(tmp_path):
         env.reset(options={"day": 2, "start": 0})
     with pytest.raises(ValueError, match=r"options\['start'\] must be a step in \[0, 4\]"):
         env.reset(options={"day": 1, "start": 5})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 40), min_size=1, max_size=4),
+    seed=st.integers(0, 2**32 - 1),
+    windows=st.integers(1, 80),
+)
+def test_a_search_out_from_a_hint_finds_what_a_search_of_the_whole_day_finds(
+    lengths, seed, windows
+):
+    """``search_after`` with any ``near`` (in the day, at its ends, outside it) answers as
+    ``np.searchsorted`` over the window's day alone; from 64 windows on it runs in parallel."""
+    rng = np.random.default_rng(seed)
+    # days of repeated, sorted times (ties are the rule: messages share a timestamp)
+    days = [np.sort(rng.integers(0, 20, n)).astype(np.float64) for n in lengths]
+    ends = np.cumsum([len(d) + 1 for d in days]) - 1  # one padding message after each day
+    firsts = ends - np.array(lengths)
+    time = np.full(ends[-1] + 1, np.inf)
+    for d, first in zip(days, firsts, strict=True):
+        time[first : first + len(d)] = d
+    day = rng.integers(0, len(days), windows)
+    times = rng.uniform(-2, 22, (windows, 3)).round(0)  # on the ties, and past both ends
+    near = rng.integers(-3, len(time) + 3, windows)
+    found = search_after(time, firsts, ends, day, times, near)
+    for w in range(windows):
+        expected = firsts[day[w]] + np.searchsorted(days[day[w]], times[w], "right")
+        assert found[w].tolist() == expected.tolist()
+    assert (search_after(time, firsts, ends, day, times, None) == found).all()

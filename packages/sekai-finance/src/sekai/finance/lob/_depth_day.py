@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
+from sekai.finance.lob._replay_days import search_after
 from sekai.finance.lob._replay_levels import scan_bounds
 from sekai.finance.lob.book import BUY, SELL
 
@@ -87,7 +88,6 @@ class DepthDays:
         self.last_times = self.time[-1:].copy()
         self.firsts = np.zeros(1, np.int64)
         self.ends = np.array([n], np.int64)
-        self._clock = np.append(self.time, np.inf)
         self._bounds = scan_bounds(self.starts, self.opening)
 
     def __len__(self) -> int:
@@ -103,10 +103,15 @@ class DepthDays:
         """The one day is always on the tape: nothing moves."""
         return None
 
-    def after(self, day: NDArray[np.int64], times: NDArray[np.float64]) -> NDArray[np.int64]:
-        """The index of the first message stamped after ``times`` (any shape), as
-        ``ReplayDays.after`` (``day`` is 0: one day)."""
-        return np.searchsorted(self._clock, times, "right")
+    def after(
+        self,
+        day: NDArray[np.int64],
+        times: NDArray[np.float64],
+        near: NDArray[np.int64] | None = None,
+    ) -> NDArray[np.int64]:
+        """The index of the first message stamped after ``times`` (``(W,)`` or ``(W, A)``),
+        searched out from ``near``, as ``ReplayDays.after`` (``day`` is 0: one day)."""
+        return search_after(self.time, self.firsts, self.ends, day, times, near)
 
     def tape(self, price: NDArray[np.float64]) -> tuple[Any, ...]:
         """The arrays ``_depth_windows`` reads, in its order, with ``price`` per tick. The

@@ -127,7 +127,10 @@ def top_at(best, starts, messages, level_lots, opening, bounds, k, out):  # type
             out[side, level, 0] = tick
             out[side, level, 1] = lots_at(starts, messages, level_lots, opening, side, tick, k)
             level += 1
-            tick = next_level(starts, messages, level_lots, opening, bounds, side, tick + step, k)
+            if level < out.shape[1]:  # the next level only if it is read
+                tick = next_level(
+                    starts, messages, level_lots, opening, bounds, side, tick + step, k
+                )
         while level < out.shape[1]:
             out[side, level, 0] = -1
             out[side, level, 1] = 0

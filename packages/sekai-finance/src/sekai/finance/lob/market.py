@@ -12,14 +12,13 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance.lob.book import BUY, SELL
+from sekai.finance.lob.book import BUY
 from sekai.finance.lob.flow import ContStoikovTalreja, FlowEvents
 from sekai.spaces import Box, MultiDiscrete
 
 INSTRUCTIONS = ("keep", "cancel", "improve", "join", "one tick behind", "two ticks behind")
-IMPROVE = 2
 MARKET_ORDERS = ("none", "buy", "sell")
-KEEP, CANCEL = 0, 1
+KEEP, CANCEL, IMPROVE = 0, 1, 2  # values of INSTRUCTIONS
 DEPTH_WINDOW = 64  # observations show the top levels within this many ticks of the best
 NO_PRICE = -1
 
@@ -148,7 +147,7 @@ class MarketConfig:
         return self.initial_price + (tick - self.first_bid) * self.tick_size
 
     @functools.cached_property
-    def _observed_price(self) -> NDArray[np.float64]:
+    def observed_price(self) -> NDArray[np.float64]:
         """Price of each tick, and 0.0 at index -1 (no level), for observations."""
         return np.append(self.price(np.arange(self.n_ticks)), 0.0)
 
@@ -157,136 +156,91 @@ class MarketConfig:
         BUY) or sell (SELL) without passing the cap: ``max_inventory`` -/+ ``inventory``."""
         return self.max_inventory - inventory if side == BUY else self.max_inventory + inventory
 
-    # -- trader decisions, in array form ---------------------------------------------------
-    def masks(self, view: TraderView) -> tuple[NDArray[np.int8], ...]:
-        """(m, 6), (m, 6), (m, 3) masks: 1 where the value is possible now."""
-        return self._quote_mask(view, BUY), self._quote_mask(view, SELL), self._market_mask(view)
+    # -- trader decisions, in array form (the rules, compiled: ``_trader_rows``) ------------
+    @functools.cached_property
+    def rules(self) -> tuple[tuple[float, int, float], tuple[int, int, int]]:
+        """``_trader_rows``' price grid and limits of this market."""
+        grid = (self.initial_price, self.first_bid, self.tick_size)
+        return grid, (self.order_size, self.max_inventory, self.n_ticks)
 
-    def _quote_mask(self, view: TraderView, side: int) -> NDArray[np.int8]:
-        """(m, 6) mask of one side's instructions (INSTRUCTIONS)."""
-        size = self.order_size
-        if side == BUY:
-            best, own = view.bid_prices[:, 0], view.own_bid
-            ticks = best[:, None] + _BID_OFFSETS[2:]
-            places = ((best >= 0) & (self.room(view.inventory, BUY) >= size))[:, None]
-            places = places & (ticks >= 0) & (view.cash[:, None] >= self.price(ticks) * size)
-        else:
-            best, own = view.ask_prices[:, 0], view.own_ask
-            ticks = best[:, None] + _ASK_OFFSETS[2:]
-            places = ((best >= 0) & (self.room(view.inventory, SELL) >= size))[:, None]
-            places = places & (ticks < self.n_ticks)
-        mask = np.empty((len(best), 6), np.int8)
-        mask[:, KEEP] = 1
-        mask[:, CANCEL] = own[:, 0] >= 0
-        mask[:, 2:] = places
-        bid, ask = view.bid_prices[:, 0], view.ask_prices[:, 0]
-        mask[:, IMPROVE] &= (bid >= 0) & (ask >= 0) & (ask - bid > 1)
-        return mask
+    def masks(
+        self, view: TraderView, halted: NDArray[np.bool_] | None = None
+    ) -> tuple[NDArray[np.int8], ...]:
+        """(m, 6), (m, 6), (m, 3) masks: 1 where the value is possible now; where ``halted``
+        (a replayed book's trading halt), only keep and cancel."""
+        m = len(view.inventory)
+        masked = _empty_masks(m)
+        halted = np.zeros(m, bool) if halted is None else halted
+        from sekai.finance.lob import _trader_rows  # numba, imported when a trader acts
 
-    def _market_mask(self, view: TraderView) -> NDArray[np.int8]:
-        """(m, 3) mask of the market orders (MARKET_ORDERS)."""
-        size = self.order_size
-        other_asks = view.ask_volumes.sum(axis=1) - view.own_ask[:, 1] > 0
-        other_bids = view.bid_volumes.sum(axis=1) - view.own_bid[:, 1] > 0
-        mask = np.empty((len(view.inventory), 3), np.int8)
-        mask[:, 0] = 1
-        can_buy = other_asks & (self.room(view.inventory, BUY) >= size)
-        mask[:, 1] = can_buy & (view.cash >= self._sweep_cost(view))
-        mask[:, 2] = other_bids & (self.room(view.inventory, SELL) >= size)
-        return mask
-
-    def _sweep_cost(self, view: TraderView) -> NDArray[np.float64]:
-        """What a market buy of order_size lots costs at the visible asks (the last visible
-        price for any lots beyond them). Where the best level holds them all, that is
-        order_size times its price; the sweep over levels runs for the other books only."""
-        size = self.order_size
-        own_price, own_lots = view.own_ask[:, :1], view.own_ask[:, 1:]
-        own_here = (view.ask_prices == own_price) & (own_price >= 0)
-        volumes = view.ask_volumes - np.where(own_here, own_lots, 0)
-        prices = self.price(np.maximum(view.ask_prices, 0))
-        cost = size * prices[:, 0]
-        deeper = np.flatnonzero(volumes[:, 0] < size)
-        if len(deeper):
-            volumes, prices = volumes[deeper], prices[deeper]
-            before = np.cumsum(volumes, axis=1) - volumes
-            lots = np.clip(size - before, 0, volumes)
-            missing = size - lots.sum(axis=1)
-            cost[deeper] = (lots * prices).sum(axis=1) + missing * prices.max(axis=1)
-        return cost
+        _trader_rows.masks(view, halted, *self.rules, *masked)
+        return masked
 
     def decode(
         self, view: TraderView, actions: NDArray[np.int64], agent: str
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """Check (m, 3) actions against the masks; return ``instructions``. ValueError names
-        the agent and the first forbidden instruction. Value 0 (keep, no market order) is
-        always possible, so a mask is computed only for an entry some book sets otherwise."""
-        checks = (
-            ("bid", INSTRUCTIONS, lambda: self._quote_mask(view, BUY)),
-            ("ask", INSTRUCTIONS, lambda: self._quote_mask(view, SELL)),
-            ("market order", MARKET_ORDERS, lambda: self._market_mask(view)),
-        )
-        rows = np.arange(len(actions))
-        for entry, (which, names, mask) in enumerate(checks):
-            chosen = actions[:, entry]
-            if not chosen.any():
-                continue
-            allowed = mask()[rows, chosen].astype(bool)
-            if not allowed.all():
-                value = int(chosen[~allowed][0])
-                raise ValueError(
-                    f"{agent}: the {which} instruction {value} ({names[value]!r}) is masked "
-                    "as impossible now; sample actions with action_mask(agent)"
-                )
-        return self.instructions(view, actions)
+        the agent and the first forbidden instruction (by entry: bid, ask, market order)."""
+        decoded, refused = self.decide(view, np.zeros(len(actions), bool), actions)
+        entries = refused[:, 1]
+        if (entries >= 0).any():
+            entry = int(entries[entries >= 0].min())
+            value = int(actions[np.flatnonzero(entries == entry)[0], entry])
+            which, names = ACTION_ENTRIES[entry]
+            raise ValueError(
+                f"{agent}: the {which} instruction {value} ({names[value]!r}) is masked "
+                "as impossible now; sample actions with action_mask(agent)"
+            )
+        return decoded  # type: ignore[return-value]
+
+    def decide(
+        self, view: TraderView, halted: NDArray[np.bool_], actions: NDArray[np.int64]
+    ) -> tuple[tuple[NDArray[np.int64], ...], NDArray[np.int64]]:
+        """(m, 3) actions checked against the masks (``halted`` as ``masks`` takes it) and
+        decoded as ``instructions``, a forbidden value as 0 (keep, no market order); and per
+        row, how many values were forbidden and the first one's entry (0 bid, 1 ask,
+        2 market order; -1 none)."""
+        m = len(actions)
+        decoded = tuple(np.empty(m, np.int64) for _ in range(3))
+        refused = np.empty((m, 2), np.int64)
+        from sekai.finance.lob import _trader_rows
+
+        _trader_rows.decide(view, halted, actions, *self.rules, _empty_masks(m), decoded, refused)
+        return decoded, refused
 
     def instructions(
         self, view: TraderView, actions: NDArray[np.int64]
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(m, 3) actions the masks allow as the new bid and ask ticks (-1: keep, -2: cancel)
         and the market side (-1 none, BUY, SELL)."""
-        chosen = [actions[:, entry] for entry in range(3)]
-        acting = [bool(values.any()) for values in chosen]
-        bid = _quote_ticks(chosen[0], view.bid_prices[:, 0], _BID_OFFSETS, acting[0])
-        ask = _quote_ticks(chosen[1], view.ask_prices[:, 0], _ASK_OFFSETS, acting[1])
-        market = _MARKET_SIDES[chosen[2]] if acting[2] else np.full(len(actions), -1)
-        return bid, ask, market
+        decoded = tuple(np.empty(len(actions), np.int64) for _ in range(3))
+        from sekai.finance.lob import _trader_rows
+
+        _trader_rows.instructions(view, actions, decoded)
+        return decoded  # type: ignore[return-value]
 
     def observation(self, view: TraderView, time_left: Any) -> NDArray[np.float32]:
         """(m, 4K + 7): bid prices, bid lots, ask prices, ask lots (price 0 past the last
         level), inventory, cash, own bid price and lots, own ask price and lots, seconds left."""
         m, k = view.bid_prices.shape
-        price = self._observed_price
         out = np.empty((m, 4 * k + 7), np.float32)
-        out[:, :k] = price[view.bid_prices]
-        out[:, k : 2 * k] = view.bid_volumes
-        out[:, 2 * k : 3 * k] = price[view.ask_prices]
-        out[:, 3 * k : 4 * k] = view.ask_volumes
-        out[:, 4 * k] = view.inventory
-        out[:, 4 * k + 1] = view.cash
-        out[:, 4 * k + 2] = price[view.own_bid[:, 0]]
-        out[:, 4 * k + 3] = view.own_bid[:, 1]
-        out[:, 4 * k + 4] = price[view.own_ask[:, 0]]
-        out[:, 4 * k + 5] = view.own_ask[:, 1]
-        out[:, 4 * k + 6] = np.asarray(time_left, np.float64)
+        time_left = np.broadcast_to(np.asarray(time_left, np.float64), (m,))
+        from sekai.finance.lob import _trader_rows
+
+        _trader_rows.observe(view, self.observed_price, time_left, out)
         return out
 
 
-# each instruction's tick relative to the best of its side (keep and cancel place nothing)
-_BID_OFFSETS = np.array([0, 0, 1, 0, -1, -2])
-_ASK_OFFSETS = -_BID_OFFSETS
-_MARKET_SIDES = np.array([-1, BUY, SELL])  # per MARKET_ORDERS value
+ACTION_ENTRIES = (  # each entry of an action: what it sets, its values' names
+    ("bid", INSTRUCTIONS),
+    ("ask", INSTRUCTIONS),
+    ("market order", MARKET_ORDERS),
+)
 
 
-def _quote_ticks(
-    chosen: NDArray[np.int64], best: NDArray[np.int64], offsets: NDArray[Any], acting: bool
-) -> NDArray[np.int64]:
-    """The tick each book's instruction asks for: -1 keep, -2 cancel."""
-    if not acting:
-        return np.full(len(chosen), -1)
-    ticks = best + offsets[chosen]
-    ticks[chosen == KEEP] = -1
-    ticks[chosen == CANCEL] = -2
-    return ticks
+def _empty_masks(m: int) -> tuple[NDArray[np.int8], ...]:
+    n = len(INSTRUCTIONS)
+    return np.empty((m, n), np.int8), np.empty((m, n), np.int8), np.empty((m, 3), np.int8)
 
 
 def action_space_for() -> MultiDiscrete:

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.arguments import check_float, check_int, check_positive
+from sekai.finance.lob import _replay_view
 from sekai.finance.lob._impact_windows import impacted_tops, step_impact_windows
 from sekai.finance.lob._replay_days import ReplayDays
 from sekai.finance.lob._replay_positions import queue_positions
@@ -22,12 +23,7 @@ from sekai.finance.lob._replay_windows import FILL_FIELDS, NO_MARKET, step_windo
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.flow import ContStoikovTalreja, simulate_flow
 from sekai.finance.lob.lobster import record_flow
-from sekai.finance.lob.market import (
-    INSTRUCTIONS,
-    MARKET_ORDERS,
-    MarketConfig,
-    TraderView,
-)
+from sekai.finance.lob.market import ACTION_ENTRIES, MarketConfig, TraderView
 from sekai.finance.samplers import EpisodeSampler, resolve_sampler
 
 if TYPE_CHECKING:
@@ -213,14 +209,14 @@ def synthetic_day() -> NDArray[Any]:
 
 
 def _refusal(
-    name: str, chosen: NDArray[np.int64], allowed: NDArray[np.bool_], halted: NDArray[np.bool_]
+    name: str, chosen: NDArray[np.int64], refused: NDArray[np.int64], halted: NDArray[np.bool_]
 ) -> str:
-    """What the first forbidden entry of ``chosen`` (rows of actions) asks for, and why."""
-    row, entry = (int(i[0]) for i in np.nonzero(~allowed))
+    """What the first forbidden entry of ``chosen`` (rows of actions) asks for, and why
+    (``refused``: ``MarketConfig.decide``'s)."""
+    row = int(np.flatnonzero(refused[:, 0])[0])
+    entry = int(refused[row, 1])
     value = int(chosen[row, entry])
-    which, names = (("bid", INSTRUCTIONS), ("ask", INSTRUCTIONS), ("market order", MARKET_ORDERS))[
-        entry
-    ]
+    which, names = ACTION_ENTRIES[entry]
     why = "trading is halted, so only keep and cancel are possible" if halted[row] else "masked"
     return (
         f"{name}: the {which} instruction {value} ({names[value]!r}) is impossible now "
@@ -403,21 +399,16 @@ class ReplayModel:
         entry the masks forbid is a ValueError naming it when ``strict``, else it is replaced
         by keep (no market order) and counted in ``infos["ignored"]``."""
         market = self.terms.market
-        bids = np.empty((self.num_envs, self.n_agents), np.int64)
-        asks, sides = np.empty_like(bids), np.empty_like(bids)
-        rows = np.arange(self.num_envs)
+        decoded = [
+            market.decide(self.view(a), self._halted(a), actions[:, a])
+            for a in range(self.n_agents)
+        ]
         self.ignored[:] = 0
-        for a, name in enumerate(names):
-            view = self.view(a)
-            chosen = actions[:, a]
-            masks = self.masks(a, view)
-            allowed = np.stack([m[rows, chosen[:, e]] for e, m in enumerate(masks)], 1) > 0
-            if not allowed.all():
-                if strict:
-                    raise ValueError(_refusal(name, chosen, allowed, self._halted(a)))
-                chosen = np.where(allowed, chosen, 0)
-                self.ignored += (~allowed).sum(axis=1)
-            bids[:, a], asks[:, a], sides[:, a] = market.instructions(view, chosen)
+        for a, (_, refused) in enumerate(decoded):
+            if strict and (refused[:, 0] > 0).any():
+                raise ValueError(_refusal(names[a], actions[:, a], refused, self._halted(a)))
+            self.ignored += refused[:, 0]
+        bids, asks, sides = (np.stack([d[0][i] for d in decoded], 1) for i in range(3))
         sides[sides < 0] = NO_MARKET
         return self.advance(bids, asks, sides, np.full_like(sides, market.order_size))
 
@@ -433,8 +424,9 @@ class ReplayModel:
         NO_MARKET) and ``lots``."""
         terms = self.terms
         now = self.now()
-        entry = terms.days.after(self.day, now[:, None] + terms.entry_latency)
-        stop = terms.days.after(self.day, now + terms.step_seconds)
+        # the cursor is the first message after now: every search starts out from it
+        entry = terms.days.after(self.day, now[:, None] + terms.entry_latency, self.cursor)
+        stop = terms.days.after(self.day, now + terms.step_seconds, self.cursor)
         self._step_windows(stop, (entry, bids, asks, sides, lots))
         self._moved()
         self.steps += 1
@@ -457,7 +449,7 @@ class ReplayModel:
         seen = self._seen_rows.get(a)
         if seen is None:
             moment = self.now() - self.terms.data_latency[a]
-            seen = np.minimum(self.terms.days.after(self.day, moment), self.cursor)
+            seen = np.minimum(self.terms.days.after(self.day, moment, self.cursor), self.cursor)
             self._seen_rows[a] = seen
         return seen
 
@@ -500,13 +492,10 @@ class ReplayModel:
             return impacted_tops(self._tape, self.deficits, windows, rows, levels)  # type: ignore[no-any-return]
         return days.top[rows, :, :levels]
 
-    def masks(self, a: int, view: TraderView | None = None) -> tuple[NDArray[np.int8], ...]:
+    def masks(self, a: int) -> tuple[NDArray[np.int8], ...]:
         """Agent a's (num_envs, 6), (num_envs, 6), (num_envs, 3) action masks: those of
         LimitOrderBookMarket on the book it sees, and only keep or cancel while halted."""
-        bid, ask, market = self.terms.market.masks(self.view(a) if view is None else view)
-        halted = self._halted(a)
-        bid[halted, 2:] = ask[halted, 2:] = market[halted, 1:] = 0
-        return bid, ask, market
+        return self.terms.market.masks(self.view(a), self._halted(a))
 
     def _halted(self, a: int) -> NDArray[np.bool_]:
         """Whether the book agent a sees is halted, per window."""
@@ -518,34 +507,16 @@ class ReplayModel:
         the same for its ask, then the last trades it sees, oldest first, as price and size
         (+ bought by the taker, - sold; 0 and 0 before the first)."""
         terms = self.terms
+        days = terms.days
         out = np.empty((self.num_envs, self.n_agents, terms.observation_size), np.float32)
         time_left = (terms.episode_steps - self.steps) * terms.step_seconds
-        base = 4 * terms.market.book_levels + 7
+        trades = (days.ticks, days.trades, days.trade_signs, days.trade_sizes)
+        floors = days.trade_floors[self.day]
+        price = terms.market.observed_price
         for a in range(self.n_agents):
-            view = self.view(a)
-            out[:, a, :base] = terms.market.observation(view, time_left)
-            for j, (side, best) in enumerate(((BUY, view.bid_prices), (SELL, view.ask_prices))):
-                tick = self.orders[:, a, side, 0]
-                resting = tick >= 0
-                behind = (best[:, 0] - tick) if side == BUY else (tick - best[:, 0])
-                out[:, a, base + 2 * j] = np.where(resting, self.orders[:, a, side, 2], 0)
-                out[:, a, base + 2 * j + 1] = np.where(resting & (best[:, 0] >= 0), behind, -1)
-            out[:, a, base + QUEUE_FIELDS :] = self._last_trades(self._seen(a))
+            view, orders, seen = self.view(a), self.orders[:, a], self._seen(a)
+            _replay_view.observe(view, price, time_left, orders, trades, seen, floors, out[:, a])
         return out
-
-    def _last_trades(self, seen: NDArray[np.int64]) -> NDArray[np.float64]:
-        days, n = self.terms.days, self.terms.last_trades
-        shown = np.zeros((len(seen), n, 2))
-        if n == 0 or not len(days.trades):
-            return shown.reshape(len(seen), -1)
-        last = np.searchsorted(days.trades, seen)  # trades before the seen index
-        picks = last[:, None] - n + np.arange(n)
-        valid = picks >= days.trade_floors[self.day][:, None]  # the window's day's trades
-        picks = np.clip(picks, 0, None)
-        trades = days.trades[picks]
-        shown[:, :, 0] = np.where(valid, self._price[days.ticks[trades]], 0.0)
-        shown[:, :, 1] = np.where(valid, days.trade_signs[picks] * days.trade_sizes[picks], 0)
-        return shown.reshape(len(seen), -1)
 
     # -- accounts ----------------------------------------------------------------------------
     def _mark(self, indices: NDArray[np.int64]) -> None:
@@ -553,17 +524,10 @@ class ReplayModel:
         days = self.terms.days
         if self.terms.impact:
             best = impacted_tops(self._tape, self.deficits, indices, self.cursor[indices], 1)
-            bid, ask = best[:, BUY, 0, 0], best[:, SELL, 0, 0]
+            best = best[:, :, 0, 0]
         else:
             best = days.best[self.cursor[indices]]
-            bid, ask = best[:, BUY], best[:, SELL]
-        both = (bid >= 0) & (ask >= 0)
-        mid = (self._price[np.maximum(bid, 0)] + self._price[np.maximum(ask, 0)]) / 2
-        self.mid[indices] = np.where(both, mid, self.mid[indices])
-        unset = np.isnan(self.mid[indices])
-        if unset.any():  # no two-sided book yet: the first price of the day
-            first = days.firsts[self.day[indices[unset]]]
-            self.mid[indices[unset]] = self._price[days.ticks[first]]
+        _replay_view.mark(best, self._price, indices, self.mid, self.day, days.firsts, days.ticks)
 
     def _values(self) -> NDArray[np.float64]:
         return self.cash + self.inventory * self.mid[:, None]  # type: ignore[no-any-return]
