@@ -78,6 +78,19 @@ def test_the_levels_looked_up_are_the_replays_own_at_every_depth(
         assert np.array_equal(day.top[many, :, :n], record.top[many, :, :n])
     assert np.array_equal(day.top[many, :, :2, 1], record.top[many, :, :2, 1])
     assert np.array_equal(day.best, record.top[:, :, 0, 0])
+    # read out from hints: windows walking forward (each read's hints kept for the next),
+    # then hints of any tick and place, which cost time but never change an answer
+    rng = np.random.default_rng(2)
+    for n in (1, 3, DEPTH):
+        rows = np.sort(rng.integers(0, len(day) + 1, 80))
+        hints = np.full((len(rows), 2, n, 2), -1)
+        for _ in range(12):
+            assert np.array_equal(day.top.near(rows, n, hints), record.top[rows, :, :n])
+            rows = np.minimum(rows + rng.integers(0, 40, len(rows)), len(day))
+        hints[..., 0] = rng.integers(-1, day.n_ticks, hints.shape[:-1])
+        hints[..., 1] = rng.integers(-1, 2 * len(day), hints.shape[:-1])
+        rows = rng.integers(0, len(day) + 1, len(rows))
+        assert np.array_equal(day.top.near(rows, n, hints), record.top[rows, :, :n])
     if len(record.crossings):
         assert (record.crossings[:, 3] < 0).all()
     with pytest.raises(IndexError):

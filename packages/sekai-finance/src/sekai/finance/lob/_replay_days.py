@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
 from sekai.finance.lob._replay_day import TICK_MARGIN, ReplayDay, highest_tick, load_day
-from sekai.finance.lob._replay_levels import PARALLEL_FROM, TopLevels, narrow
+from sekai.finance.lob._replay_levels import PARALLEL_FROM, TopLevels, gallop, narrow
 
 PADDING = 0  # the padding message's type: with 0 lots, the windows' kernel ignores it
 
@@ -329,7 +329,7 @@ def search_after(
     found = np.empty(times.shape, np.int64)
     flat = (len(day), times.size // max(len(day), 1))
     if near is None:
-        near = firsts[day]
+        near = np.full(len(day), -1)  # no guess: a binary search
     search = _after_parallel if len(day) >= PARALLEL_FROM else _after
     search(time, firsts, ends, day, times.reshape(flat), near, found.reshape(flat))
     return found
@@ -351,33 +351,8 @@ def _after_parallel(time, firsts, ends, day, times, near, found):  # type: ignor
 @numba.njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload,misc]
 def _after_window(time, firsts, ends, day, times, near, found, w):  # type: ignore[no-untyped-def]
     first, end = firsts[day[w]], ends[day[w]]
-    start = min(max(near[w], first), end)
     for j in range(times.shape[1]):
-        t = times[w, j]
-        # a bracket [lo, hi] of the answer, doubling its step away from ``start``
-        if start < end and time[start] <= t:  # past start
-            lo = hi = start + 1
-            step = 1
-            while hi < end and time[hi] <= t:
-                lo = hi + 1
-                hi = lo + step
-                step *= 2
-            hi = min(hi, end)
-        else:  # at or before start
-            lo = hi = start
-            step = 1
-            while lo > first and time[lo - 1] > t:
-                hi = lo - 1
-                lo = hi - step
-                step *= 2
-            lo = max(lo, first)
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if time[mid] <= t:
-                lo = mid + 1
-            else:
-                hi = mid
-        found[w, j] = lo
+        found[w, j] = gallop(time, first, end, near[w], times[w, j])
 
 
 def _joined_levels(

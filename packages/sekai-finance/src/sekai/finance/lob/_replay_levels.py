@@ -98,6 +98,82 @@ def lots_at(starts, messages, level_lots, opening, side, tick, k):  # type: igno
     return opening[side, tick] if lo == first else level_lots[lo - 1]
 
 
+@inline
+def gallop(values, first, end, start, t):  # type: ignore[no-untyped-def]
+    """The first index in ``first:end`` (``values`` ascending there) whose value is past
+    ``t``, ``end`` if none: searched out from ``start`` (clamped into the range), the step
+    doubling, so that an answer near a good guess costs a few reads where a binary search
+    of the whole range costs a cache miss a halving; ``start`` < 0: no guess."""
+    if start < 0:
+        lo, hi = first, end
+    else:
+        start = min(max(start, first), end)
+        if start < end and values[start] <= t:  # past start
+            lo = hi = start + 1
+            step = 1
+            while hi < end and values[hi] <= t:
+                lo = hi + 1
+                hi = lo + step
+                step *= 2
+            hi = min(hi, end)
+        else:  # at or before start
+            lo = hi = start
+            step = 1
+            while lo > first and values[lo - 1] > t:
+                hi = lo - 1
+                lo = hi - step
+                step *= 2
+            lo = max(lo, first)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if values[mid] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@inline
+def _lots_near(starts, messages, level_lots, opening, side, tick, k, hints):  # type: ignore[no-untyped-def]
+    """``lots_at`` (side, tick) before message k, and the place in the level's history it
+    was read at: searched out from the place ``hints`` (side, slot, then tick and place)
+    holds for the tick, if it holds one."""
+    start = -1
+    for j in range(hints.shape[1]):
+        if hints[side, j, 0] == tick:
+            start = hints[side, j, 1]
+            break
+    key = side * opening.shape[1] + tick
+    first = starts[key]
+    place = gallop(messages, first, starts[key + 1], start, k - 1)
+    return (opening[side, tick] if place == first else level_lots[place - 1]), place
+
+
+@jit
+def top_near(best, starts, messages, level_lots, opening, bounds, k, out, hints):  # type: ignore[no-untyped-def]
+    """``top_at``, each level's lots searched for out from where ``hints`` says its tick's
+    history was read last (a window's levels move little from one step to the next); the
+    levels read go to ``hints`` (any hint is only a starting point: a stale one costs time,
+    never a wrong answer)."""
+    for side in (BUY, SELL):
+        step = -1 if side == BUY else 1
+        tick = best[k, side]
+        level = 0
+        while level < out.shape[1] and tick >= 0:
+            lots, place = _lots_near(starts, messages, level_lots, opening, side, tick, k, hints)
+            if level == 0 or lots != 0:  # the best tick, then the next ticks holding lots
+                out[side, level, 0], out[side, level, 1] = tick, lots
+                hints[side, level, 0], hints[side, level, 1] = tick, place
+                level += 1
+            tick += step
+            if (tick < bounds[BUY]) if side == BUY else (tick > bounds[SELL]):
+                break
+        while level < out.shape[1]:
+            out[side, level, 0] = -1
+            out[side, level, 1] = 0
+            level += 1
+
+
 @jit
 def next_level(starts, messages, level_lots, opening, bounds, side, tick, k):  # type: ignore[no-untyped-def]
     """The first tick from ``tick`` outward (down for bids, up for asks) holding lots before
@@ -149,6 +225,12 @@ def _tops_parallel(best, starts, messages, level_lots, opening, bounds, rows, ou
         top_at(best, starts, messages, level_lots, opening, bounds, rows[j], out[j])
 
 
+@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
+def _tops_near(best, starts, messages, level_lots, opening, bounds, rows, out, hints):  # type: ignore[no-untyped-def]
+    for j in numba.prange(len(rows)):
+        top_near(best, starts, messages, level_lots, opening, bounds, rows[j], out[j], hints[j])
+
+
 class TopLevels:
     """The top ``levels`` levels before every message of a tape (row n: after the last), as
     an array of shape ``(n + 1, 2, levels, 2)`` reads (side BUY/SELL, level best first, then
@@ -190,6 +272,16 @@ class TopLevels:
         read(self.best, *self._history, rows.reshape(-1), out)
         shaped = out.reshape(rows.shape + out.shape[1:])
         return shaped[(*(slice(None),) * rows.ndim, *rest)]  # type: ignore[no-any-return]
+
+    def near(
+        self, rows: NDArray[np.int64], levels: int, hints: NDArray[np.int64]
+    ) -> NDArray[np.int64]:
+        """``self[rows, :, :levels]``, each row's levels searched for out from ``hints[j]``
+        ((side, level, then tick and place in its history) as the last read of the same
+        window left them, -1 for none; updated here), one row per window, in parallel."""
+        out = np.empty((len(rows), 2, levels, 2), np.int64)
+        _tops_near(self.best, *self._history, rows, out, hints)
+        return out
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[Any]:
         whole = self[:]

@@ -18,6 +18,7 @@ from sekai.finance.arguments import check_float, check_int, check_positive
 from sekai.finance.lob import _replay_view
 from sekai.finance.lob._impact_windows import impacted_tops, step_impact_windows
 from sekai.finance.lob._replay_days import ReplayDays
+from sekai.finance.lob._replay_levels import TopLevels
 from sekai.finance.lob._replay_positions import queue_positions
 from sekai.finance.lob._replay_windows import FILL_FIELDS, NO_MARKET, step_windows
 from sekai.finance.lob.book import BUY, SELL
@@ -281,6 +282,9 @@ class ReplayModel:
         # next actions read the same view
         self._seen_rows: dict[int, NDArray[np.int64]] = {}
         self._views: dict[int, TraderView] = {}
+        # per agent, where its last view read each level in the level history (see
+        # ``TopLevels.near``): kept across steps, a guess that is never wrong, only slow
+        self._level_hints: dict[int, NDArray[np.int64]] = {}
 
     def _moved(self) -> None:
         """Forget the views: the windows' books, accounts or orders changed."""
@@ -462,7 +466,7 @@ class ReplayModel:
 
     def _make_view(self, a: int) -> TraderView:
         levels = self.terms.market.book_levels
-        top = self._top(self._seen(a), levels=levels)
+        top = self._seen_levels(a, levels)
         orders = self.orders[:, a]
         return TraderView(
             top[:, BUY, :levels, 0],
@@ -474,6 +478,17 @@ class ReplayModel:
             np.ascontiguousarray(orders[:, BUY, :2]),
             np.ascontiguousarray(orders[:, SELL, :2]),
         )
+
+    def _seen_levels(self, a: int, levels: int) -> NDArray[np.int64]:
+        """``_top`` of the book agent a sees in every window; each window's levels of a
+        replayed day searched for out from where the agent's last view read them."""
+        top = self.terms.days.top
+        if self.terms.impact or not isinstance(top, TopLevels):
+            return self._top(self._seen(a), levels=levels)
+        hints = self._level_hints.get(a)
+        if hints is None:
+            hints = self._level_hints[a] = np.full((self.num_envs, 2, levels, 2), -1)
+        return top.near(self._seen(a), levels, hints)
 
     def _top(
         self,
