@@ -83,22 +83,6 @@ def scan_bounds(starts: NDArray[np.int64], opening: NDArray[np.int64]) -> NDArra
 
 
 @inline
-def lots_at(starts, messages, level_lots, opening, side, tick, k):  # type: ignore[no-untyped-def]
-    """The lots at (side, tick) before message k: after the last change before k (a binary
-    search in the level's history), else the opening book's."""
-    key = side * opening.shape[1] + tick
-    lo, hi = starts[key], starts[key + 1]
-    first = lo
-    while lo < hi:  # the first change at or after message k
-        mid = (lo + hi) >> 1
-        if messages[mid] < k:
-            lo = mid + 1
-        else:
-            hi = mid
-    return opening[side, tick] if lo == first else level_lots[lo - 1]
-
-
-@inline
 def gallop(values, first, end, start, t):  # type: ignore[no-untyped-def]
     """The first index in ``first:end`` (``values`` ascending there) whose value is past
     ``t``, ``end`` if none: searched out from ``start`` (clamped into the range), the step
@@ -131,6 +115,16 @@ def gallop(values, first, end, start, t):  # type: ignore[no-untyped-def]
         else:
             hi = mid
     return lo
+
+
+@inline
+def lots_at(starts, messages, level_lots, opening, side, tick, k):  # type: ignore[no-untyped-def]
+    """The lots at (side, tick) before message k: after the last change before k (a binary
+    search in the level's history), else the opening book's."""
+    key = side * opening.shape[1] + tick
+    first = starts[key]
+    place = gallop(messages, first, starts[key + 1], -1, k - 1)  # the first change at k or on
+    return opening[side, tick] if place == first else level_lots[place - 1]
 
 
 @inline
@@ -225,8 +219,14 @@ def _tops_parallel(best, starts, messages, level_lots, opening, bounds, rows, ou
         top_at(best, starts, messages, level_lots, opening, bounds, rows[j], out[j])
 
 
-@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
+@jit
 def _tops_near(best, starts, messages, level_lots, opening, bounds, rows, out, hints):  # type: ignore[no-untyped-def]
+    for j in range(len(rows)):
+        top_near(best, starts, messages, level_lots, opening, bounds, rows[j], out[j], hints[j])
+
+
+@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
+def _tops_near_parallel(best, starts, messages, level_lots, opening, bounds, rows, out, hints):  # type: ignore[no-untyped-def]
     for j in numba.prange(len(rows)):
         top_near(best, starts, messages, level_lots, opening, bounds, rows[j], out[j], hints[j])
 
@@ -278,9 +278,10 @@ class TopLevels:
     ) -> NDArray[np.int64]:
         """``self[rows, :, :levels]``, each row's levels searched for out from ``hints[j]``
         ((side, level, then tick and place in its history) as the last read of the same
-        window left them, -1 for none; updated here), one row per window, in parallel."""
+        window left them, -1 for none; updated here), one row per window."""
         out = np.empty((len(rows), 2, levels, 2), np.int64)
-        _tops_near(self.best, *self._history, rows, out, hints)
+        read = _tops_near_parallel if len(rows) >= PARALLEL_FROM else _tops_near
+        read(self.best, *self._history, rows, out, hints)
         return out
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[Any]:

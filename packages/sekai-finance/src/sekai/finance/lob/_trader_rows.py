@@ -35,23 +35,34 @@ def masks(view, halted, grid, limits, bid, ask, market):  # type: ignore[no-unty
         _row_masks(view, r, halted[r], grid, limits, bid[r], ask[r], market[r])
 
 
-@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
+@_jit
 def decide(view, halted, actions, grid, limits, masked, decoded, refused):  # type: ignore[no-untyped-def]
-    """Check every row's (bid, ask, market order) action against its masks and decode it, the
-    rows spread over every core. ``masked`` = (bid, ask, market) masks, as ``masks`` writes
-    them; ``decoded`` = (bid, ask, side) (m,): the tick asked for (-1 keep, -2 cancel), the
-    market order's side (-1 none, BUY, SELL). A value the masks forbid is decoded as 0 (keep,
-    none) and counted in ``refused[r, 0]``; ``refused[r, 1]`` is the first such entry (0 bid,
-    1 ask, 2 market order; -1 none), for a strict caller to name."""
-    bid_masks, ask_masks, market_masks = masked
+    """Check every row's (bid, ask, market order) action against its masks and decode it.
+    ``masked`` = (bid, ask, market) masks, as ``masks`` writes them; ``decoded`` = (bid,
+    ask, side) (m,): the tick asked for (-1 keep, -2 cancel), the market order's side (-1
+    none, BUY, SELL). A value the masks forbid is decoded as 0 (keep, none) and counted in
+    ``refused[r, 0]``; ``refused[r, 1]`` is the first such entry (0 bid, 1 ask, 2 market
+    order; -1 none), for a strict caller to name."""
+    for r in range(len(halted)):
+        _decide_row(view, r, halted[r], actions, grid, limits, masked, decoded, refused)
+
+
+@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
+def decide_parallel(view, halted, actions, grid, limits, masked, decoded, refused):  # type: ignore[no-untyped-def]
+    """``decide`` with the rows spread over every core."""
     for r in numba.prange(len(halted)):
-        bid_mask, ask_mask, market_mask = bid_masks[r], ask_masks[r], market_masks[r]
-        _row_masks(view, r, halted[r], grid, limits, bid_mask, ask_mask, market_mask)
-        refused[r, 0], refused[r, 1] = 0, -1
-        quote_bid = _checked(actions[r, 0], bid_mask, refused, r, 0)
-        quote_ask = _checked(actions[r, 1], ask_mask, refused, r, 1)
-        market = _checked(actions[r, 2], market_mask, refused, r, 2)
-        _decode(view, r, quote_bid, quote_ask, market, decoded)
+        _decide_row(view, r, halted[r], actions, grid, limits, masked, decoded, refused)
+
+
+@inline
+def _decide_row(view, r, halted, actions, grid, limits, masked, decoded, refused):  # type: ignore[no-untyped-def]
+    bid_mask, ask_mask, market_mask = masked[0][r], masked[1][r], masked[2][r]
+    _row_masks(view, r, halted, grid, limits, bid_mask, ask_mask, market_mask)
+    refused[r, 0], refused[r, 1] = 0, -1
+    quote_bid = _checked(actions[r, 0], bid_mask, refused, r, 0)
+    quote_ask = _checked(actions[r, 1], ask_mask, refused, r, 1)
+    market = _checked(actions[r, 2], market_mask, refused, r, 2)
+    _decode(view, r, quote_bid, quote_ask, market, decoded)
 
 
 @inline

@@ -204,8 +204,10 @@ class MarketConfig:
         decoded = tuple(np.empty(m, np.int64) for _ in range(3))
         refused = np.empty((m, 2), np.int64)
         from sekai.finance.lob import _trader_rows
+        from sekai.finance.lob._replay_levels import PARALLEL_FROM
 
-        _trader_rows.decide(view, halted, actions, *self.rules, _empty_masks(m), decoded, refused)
+        run = _trader_rows.decide_parallel if m >= PARALLEL_FROM else _trader_rows.decide
+        run(view, halted, actions, *self.rules, _empty_masks(m), decoded, refused)
         return decoded, refused
 
     def instructions(

@@ -18,7 +18,7 @@ from sekai.finance.arguments import check_float, check_int, check_positive
 from sekai.finance.lob import _replay_view
 from sekai.finance.lob._impact_windows import impacted_tops, step_impact_windows
 from sekai.finance.lob._replay_days import ReplayDays
-from sekai.finance.lob._replay_levels import TopLevels
+from sekai.finance.lob._replay_levels import PARALLEL_FROM, TopLevels
 from sekai.finance.lob._replay_positions import queue_positions
 from sekai.finance.lob._replay_windows import FILL_FIELDS, NO_MARKET, step_windows
 from sekai.finance.lob.book import BUY, SELL
@@ -528,9 +528,14 @@ class ReplayModel:
         trades = (days.ticks, days.trades, days.trade_signs, days.trade_sizes)
         floors = days.trade_floors[self.day]
         price = terms.market.observed_price
+        run = (
+            _replay_view.observe_parallel
+            if self.num_envs >= PARALLEL_FROM
+            else _replay_view.observe
+        )
         for a in range(self.n_agents):
             view, orders, seen = self.view(a), self.orders[:, a], self._seen(a)
-            _replay_view.observe(view, price, time_left, orders, trades, seen, floors, out[:, a])
+            run(view, price, time_left, orders, trades, seen, floors, out[:, a])
         return out
 
     # -- accounts ----------------------------------------------------------------------------
