@@ -15,11 +15,11 @@ from numpy.typing import NDArray
 
 from sekai.finance.lob import CANCEL as ORDER_CANCEL
 from sekai.finance.lob import ORDER_DTYPE, QUOTE, replay_orders
+from sekai.finance.lob._trader_rows import CANCEL as ENV_CANCEL
+from sekai.finance.lob._trader_rows import IMPROVE, KEEP
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.events import DAY, EXECUTE, NANOSECONDS, PRICE_UNITS
 from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
-from sekai.finance.lob.market import CANCEL as ENV_CANCEL
-from sekai.finance.lob.market import IMPROVE, KEEP
 from sekai.finance.lob.replay_model import build_terms
 
 GTX, LIMIT = hbt.GTX, hbt.LIMIT  # post-only limit orders, as the env's

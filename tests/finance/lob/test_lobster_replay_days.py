@@ -18,7 +18,7 @@ from sekai.envs.finance.lobster_replay import LobsterReplayEnv
 from sekai.envs.finance.lobster_replay_market import LobsterReplayMarket
 from sekai.finance import BUY, SELL
 from sekai.finance.lob._replay_day import TICK_MARGIN
-from sekai.finance.lob._replay_days import search_after
+from sekai.finance.lob._search import search_after
 from sekai.finance.lob.lobster import HALT, MESSAGE_DTYPE, SUBMIT, initial_book, replay
 
 KEEP, NONE = 0, 0

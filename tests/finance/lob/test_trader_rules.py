@@ -178,3 +178,12 @@ def test_a_market_buy_needs_the_cash_to_sweep_the_visible_asks_less_its_own(cash
         np.array([[-1, 0]]), np.array([[6, 1]]),
     )  # fmt: skip
     assert config.masks(view)[2][0].tolist() == [1, int(buys), 1]
+
+
+def test_the_compiled_rules_number_the_instructions_as_the_action_space_names_them() -> None:
+    from sekai.finance.lob import _trader_rows
+    from sekai.finance.lob.market import INSTRUCTIONS
+
+    numbered = (_trader_rows.KEEP, _trader_rows.CANCEL, _trader_rows.IMPROVE)
+    assert [INSTRUCTIONS[i] for i in numbered] == ["keep", "cancel", "improve"]
+    assert INSTRUCTIONS[JOIN] == "join" and INSTRUCTIONS[TWO_BEHIND] == "two ticks behind"

@@ -19,8 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
-from sekai.finance.lob._replay_days import search_after
 from sekai.finance.lob._replay_levels import scan_bounds
+from sekai.finance.lob._search import search_after
 from sekai.finance.lob.book import BUY, SELL
 
 _jit = numba.njit(cache=True)  # type: ignore[call-overload]

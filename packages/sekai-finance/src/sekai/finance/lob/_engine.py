@@ -38,6 +38,9 @@ from sekai.finance.lob.book import BUY, SELL
 # removing the counting.
 jit = numba.njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 inline = numba.njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload]
+# rows (windows, books) from which a pass over them runs on every core: fewer run on one
+# thread, with no thread pool to wake (a single env, and each worker process of a vector env)
+PARALLEL_FROM = 64
 
 
 @inline

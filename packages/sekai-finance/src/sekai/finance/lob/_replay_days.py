@@ -24,13 +24,13 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.lob import events as _events
 from sekai.finance.lob._replay_day import TICK_MARGIN, ReplayDay, highest_tick, load_day
-from sekai.finance.lob._replay_levels import PARALLEL_FROM, TopLevels, gallop, narrow
+from sekai.finance.lob._replay_levels import TopLevels, narrow
+from sekai.finance.lob._search import search_after
 
 PADDING = 0  # the padding message's type: with 0 lots, the windows' kernel ignores it
 
@@ -313,46 +313,6 @@ def _naming(d: int, source: Any, several: bool) -> Iterator[None]:
         if isinstance(source, str | os.PathLike) and os.fspath(source) not in str(error):
             what += f" ({os.fspath(source)})"
         raise type(error)(f"{what}: {error}") from error
-
-
-def search_after(
-    time: NDArray[np.float64],
-    firsts: NDArray[np.int64],
-    ends: NDArray[np.int64],
-    day: NDArray[np.int64],
-    times: Any,
-    near: NDArray[np.int64] | None,
-) -> NDArray[np.int64]:
-    """Per window w, the first index in ``firsts[day[w]]:ends[day[w]]`` whose ``time`` is
-    past ``times[w]`` (each of its entries), searched out from ``near[w]`` if given."""
-    times = np.asarray(times, np.float64)
-    found = np.empty(times.shape, np.int64)
-    flat = (len(day), times.size // max(len(day), 1))
-    if near is None:
-        near = np.full(len(day), -1)  # no guess: a binary search
-    search = _after_parallel if len(day) >= PARALLEL_FROM else _after
-    search(time, firsts, ends, day, times.reshape(flat), near, found.reshape(flat))
-    return found
-
-
-@numba.njit(cache=True, _nrt=False)  # type: ignore[call-overload,misc]
-def _after(time, firsts, ends, day, times, near, found):  # type: ignore[no-untyped-def]
-    for w in range(times.shape[0]):
-        _after_window(time, firsts, ends, day, times, near, found, w)
-
-
-@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
-def _after_parallel(time, firsts, ends, day, times, near, found):  # type: ignore[no-untyped-def]
-    """``_after`` with the windows spread over every core."""
-    for w in numba.prange(times.shape[0]):
-        _after_window(time, firsts, ends, day, times, near, found, w)
-
-
-@numba.njit(cache=True, _nrt=False, inline="always")  # type: ignore[call-overload,misc]
-def _after_window(time, firsts, ends, day, times, near, found, w):  # type: ignore[no-untyped-def]
-    first, end = firsts[day[w]], ends[day[w]]
-    for j in range(times.shape[1]):
-        found[w, j] = gallop(time, first, end, near[w], times[w, j])
 
 
 def _joined_levels(

@@ -17,12 +17,11 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance.lob._engine import inline, jit
+from sekai.finance.lob._engine import PARALLEL_FROM, inline, jit
+from sekai.finance.lob._search import gallop
 from sekai.finance.lob.book import BUY, SELL
 from sekai.finance.lob.events import ADD as SUBMIT
 from sekai.finance.lob.events import EXECUTE
-
-PARALLEL_FROM = 64  # rows: fewer are read on one thread (no thread pool to wake)
 
 
 def level_history(
@@ -80,41 +79,6 @@ def scan_bounds(starts: NDArray[np.int64], opening: NDArray[np.int64]) -> NDArra
     held = (np.diff(starts) > 0).reshape(2, n_ticks) | (opening != 0)
     bids, asks = np.flatnonzero(held[BUY]), np.flatnonzero(held[SELL])
     return np.array([bids[0] if len(bids) else n_ticks, asks[-1] if len(asks) else -1], np.int64)
-
-
-@inline
-def gallop(values, first, end, start, t):  # type: ignore[no-untyped-def]
-    """The first index in ``first:end`` (``values`` ascending there) whose value is past
-    ``t``, ``end`` if none: searched out from ``start`` (clamped into the range), the step
-    doubling, so that an answer near a good guess costs a few reads where a binary search
-    of the whole range costs a cache miss a halving; ``start`` < 0: no guess."""
-    if start < 0:
-        lo, hi = first, end
-    else:
-        start = min(max(start, first), end)
-        if start < end and values[start] <= t:  # past start
-            lo = hi = start + 1
-            step = 1
-            while hi < end and values[hi] <= t:
-                lo = hi + 1
-                hi = lo + step
-                step *= 2
-            hi = min(hi, end)
-        else:  # at or before start
-            lo = hi = start
-            step = 1
-            while lo > first and values[lo - 1] > t:
-                hi = lo - 1
-                lo = hi - step
-                step *= 2
-            lo = max(lo, first)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if values[mid] <= t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @inline

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from sekai.finance.lob._engine import inline
-from sekai.finance.lob._replay_levels import gallop
+from sekai.finance.lob._search import gallop
 from sekai.finance.lob._trader_rows import observe_row
 from sekai.finance.lob.book import BUY, SELL
 

@@ -18,9 +18,10 @@ import numpy as np
 
 from sekai.finance.lob._engine import inline, room
 from sekai.finance.lob.book import BUY, SELL
-from sekai.finance.lob.market import CANCEL, IMPROVE, KEEP
 
 _jit = numba.njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+# values of ``market.INSTRUCTIONS`` (this module does not import ``market``, which imports it)
+KEEP, CANCEL, IMPROVE = 0, 1, 2
 N_INSTRUCTIONS = 6
 # each instruction's tick relative to the best bid (keep and cancel place nothing); an ask's
 # is the opposite

@@ -18,7 +18,6 @@ from sekai.spaces import Box, MultiDiscrete
 
 INSTRUCTIONS = ("keep", "cancel", "improve", "join", "one tick behind", "two ticks behind")
 MARKET_ORDERS = ("none", "buy", "sell")
-KEEP, CANCEL, IMPROVE = 0, 1, 2  # values of INSTRUCTIONS
 DEPTH_WINDOW = 64  # observations show the top levels within this many ticks of the best
 NO_PRICE = -1
 
@@ -204,7 +203,7 @@ class MarketConfig:
         decoded = tuple(np.empty(m, np.int64) for _ in range(3))
         refused = np.empty((m, 2), np.int64)
         from sekai.finance.lob import _trader_rows
-        from sekai.finance.lob._replay_levels import PARALLEL_FROM
+        from sekai.finance.lob._engine import PARALLEL_FROM
 
         run = _trader_rows.decide_parallel if m >= PARALLEL_FROM else _trader_rows.decide
         run(view, halted, actions, *self.rules, _empty_masks(m), decoded, refused)

@@ -16,9 +16,10 @@ from numpy.typing import NDArray
 
 from sekai.finance.arguments import check_float, check_int, check_positive
 from sekai.finance.lob import _replay_view
+from sekai.finance.lob._engine import PARALLEL_FROM
 from sekai.finance.lob._impact_windows import impacted_tops, step_impact_windows
 from sekai.finance.lob._replay_days import ReplayDays
-from sekai.finance.lob._replay_levels import PARALLEL_FROM, TopLevels
+from sekai.finance.lob._replay_levels import TopLevels
 from sekai.finance.lob._replay_positions import queue_positions
 from sekai.finance.lob._replay_windows import FILL_FIELDS, NO_MARKET, step_windows
 from sekai.finance.lob.book import BUY, SELL
