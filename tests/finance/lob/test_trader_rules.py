@@ -140,12 +140,14 @@ def test_masks_the_check_and_the_decoding_follow_the_rules_row_by_row(case) -> N
             offset = OFFSETS.get(value, 0) * (1 if side == 0 else -1)
             assert got[r] == {KEEP: -1, CANCEL: -2}.get(value, best + offset)
         assert sides[r] == (-1, BUY, SELL)[kept[2]]
-    if not refused[:, 0].any():
-        assert [d.tolist() for d in config.instructions(view, actions)] == [
-            bids.tolist(),
-            asks.tolist(),
-            sides.tolist(),
-        ]
+    # decode: the same check and decoding on a book trading as usual, or the error
+    free, refused_free = config.decide(view, np.zeros(len(actions), bool), actions)
+    if refused_free[:, 0].any():
+        with pytest.raises(ValueError, match="is masked as impossible now"):
+            config.decode(view, actions, "t")
+    else:
+        decoded = config.decode(view, actions, "t")
+        assert [d.tolist() for d in decoded] == [d.tolist() for d in free]
 
 
 def test_decode_names_the_first_forbidden_entry_over_all_rows() -> None:

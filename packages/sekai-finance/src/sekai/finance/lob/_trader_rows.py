@@ -77,14 +77,6 @@ def _checked(value, mask, refused, r, entry):  # type: ignore[no-untyped-def]
     return 0
 
 
-@_jit
-def instructions(view, actions, decoded):  # type: ignore[no-untyped-def]
-    """Every row's (bid, ask, market order) action the masks allow, decoded as ``decide``
-    does into ``decoded``."""
-    for r in range(len(actions)):
-        _decode(view, r, actions[r, 0], actions[r, 1], actions[r, 2], decoded)
-
-
 @inline
 def _decode(view, r, bid, ask, market, decoded):  # type: ignore[no-untyped-def]
     decoded[0][r] = _quote_tick(bid, view[0][r, 0], 1)

@@ -178,8 +178,9 @@ class MarketConfig:
     def decode(
         self, view: TraderView, actions: NDArray[np.int64], agent: str
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """Check (m, 3) actions against the masks; return ``instructions``. ValueError names
-        the agent and the first forbidden instruction (by entry: bid, ask, market order)."""
+        """Check (m, 3) actions against the masks; return them decoded (``decide``).
+        ValueError names the agent and the first forbidden instruction (by entry: bid, ask,
+        market order)."""
         decoded, refused = self.decide(view, np.zeros(len(actions), bool), actions)
         entries = refused[:, 1]
         if (entries >= 0).any():
@@ -196,7 +197,8 @@ class MarketConfig:
         self, view: TraderView, halted: NDArray[np.bool_], actions: NDArray[np.int64]
     ) -> tuple[tuple[NDArray[np.int64], ...], NDArray[np.int64]]:
         """(m, 3) actions checked against the masks (``halted`` as ``masks`` takes it) and
-        decoded as ``instructions``, a forbidden value as 0 (keep, no market order); and per
+        decoded: the new bid and ask ticks (-1 keep, -2 cancel) and the market order's side
+        (-1 none, BUY, SELL), a forbidden value as 0 (keep, no market order); and per
         row, how many values were forbidden and the first one's entry (0 bid, 1 ask,
         2 market order; -1 none)."""
         m = len(actions)
@@ -208,17 +210,6 @@ class MarketConfig:
         run = _trader_rows.decide_parallel if m >= PARALLEL_FROM else _trader_rows.decide
         run(view, halted, actions, *self.rules, _empty_masks(m), decoded, refused)
         return decoded, refused
-
-    def instructions(
-        self, view: TraderView, actions: NDArray[np.int64]
-    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """(m, 3) actions the masks allow as the new bid and ask ticks (-1: keep, -2: cancel)
-        and the market side (-1 none, BUY, SELL)."""
-        decoded = tuple(np.empty(len(actions), np.int64) for _ in range(3))
-        from sekai.finance.lob import _trader_rows
-
-        _trader_rows.instructions(view, actions, decoded)
-        return decoded  # type: ignore[return-value]
 
     def observation(self, view: TraderView, time_left: Any) -> NDArray[np.float32]:
         """(m, 4K + 7): bid prices, bid lots, ask prices, ask lots (price 0 past the last
