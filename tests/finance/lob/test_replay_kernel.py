@@ -91,9 +91,10 @@ def _opening(seed: int, levels: int) -> tuple[Any, OrderBook, NDArray[np.int64]]
 
 
 @pytest.mark.parametrize("lots", [1_000, 2**30])
-def test_the_narrow_record_is_int32_only_where_every_level_fits(lots: int) -> None:
-    """``narrow`` records the top levels as int32 (half the memory) only where no level can
-    reach 2**31 lots: three bids of 2**30 lots at one tick (over int32's range) read right."""
+def test_the_record_is_int32_only_where_every_level_fits(lots: int) -> None:
+    """The record keeps the top levels as int32 (half the memory) only where no level can
+    reach 2**31 lots: three bids of 2**30 lots at one tick (over int32's range) read right;
+    ``replay_levels`` gives the same levels as int64 either way."""
     events = empty(4)
     events["time"] = np.arange(1, 5)
     events["kind"] = ADD
@@ -102,10 +103,10 @@ def test_the_narrow_record_is_int32_only_where_every_level_fits(lots: int) -> No
     events["price"] = [5_000, 5_000, 5_000, 5_100]  # ticks 50 and 51 of 100 units
     events["size"] = [lots, lots, lots, 7]
     opening = np.zeros((2, 100), np.int64)
-    narrow = replay_record(events, opening, n_ticks=100, levels=2, narrow=True)
-    wide = replay_record(events, opening, n_ticks=100, levels=2)
-    assert wide.top.dtype == np.int64
-    assert narrow.top.dtype == (np.int32 if 3 * lots < 2**31 else np.int64)
-    assert narrow.top[4, BUY, 0].tolist() == [50, 3 * lots]
-    assert narrow.top[4, SELL, 0].tolist() == [51, 7]
-    assert np.array_equal(narrow.top, wide.top)
+    record = replay_record(events, opening, n_ticks=100, levels=2)
+    wide, _, _ = replay_levels(events, opening, n_ticks=100, levels=2)
+    assert wide.dtype == np.int64
+    assert record.top.dtype == (np.int32 if 3 * lots < 2**31 else np.int64)
+    assert record.top[4, BUY, 0].tolist() == [50, 3 * lots]
+    assert record.top[4, SELL, 0].tolist() == [51, 7]
+    assert np.array_equal(record.top[1:], wide)

@@ -55,7 +55,8 @@ def step_depth_windows(tape, stop, instructions, terms, state, queue, model):  #
 def _parallel(tape, stop, instructions, terms, state, queue, code, n):  # type: ignore[no-untyped-def]
     order = np.empty(instructions[0].shape, np.int64)
     for w in numba.prange(len(stop)):
-        _window(w, tape, stop, instructions, terms, state, queue, code, n, order[w])
+        # prange's index is unsigned: as an int64, _window has _serial's signature and compiles once
+        _window(np.int64(w), tape, stop, instructions, terms, state, queue, code, n, order[w])
 
 
 @numba.njit(cache=True, error_model="numpy")  # type: ignore[misc]

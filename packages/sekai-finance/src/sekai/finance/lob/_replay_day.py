@@ -86,7 +86,6 @@ class ReplayDay:
             levels=1,
             orderbook=orderbook,
             checked=checked,
-            narrow=True,
         )
         self.n_ticks, self.tick, self.price_offset = n_ticks, tick, price_offset
         self.levels = levels
@@ -105,6 +104,9 @@ class ReplayDay:
         self.fix_after, self.fix_sides, self.fix_ticks, self.fix_lots, self.fix_arrival = (
             np.ascontiguousarray(fixes[:, column]) for column in range(FIX_FIELDS)
         )
+        # message indices as ``ReplayDays`` joins them (``_concat``): one day's tape and many
+        # days' have the same dtypes, so the windows' kernels compile once for both
+        self.fix_after, self.fix_arrival = narrow(self.fix_after), narrow(self.fix_arrival)
         changes = np.concatenate((fixes, record.crossings))
         self.starts, self.level_messages, self.level_lots = level_history(
             self.kinds, self.sides, self.ticks, self.lots, opening, changes

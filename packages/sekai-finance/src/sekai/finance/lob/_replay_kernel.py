@@ -71,7 +71,7 @@ def replay_levels(
     record, volume, unmatched = _run(
         messages, opening, n_ticks, tick, price_offset, levels, orderbook, checked
     )
-    return record.top[1:], volume, unmatched
+    return record.top[1:].astype(np.int64), volume, unmatched
 
 
 class ReplayRecord(NamedTuple):
@@ -98,14 +98,13 @@ def replay_record(
     levels: int = 1,
     orderbook: NDArray[Any] | None = None,
     checked: NDArray[np.bool_] | None = None,
-    narrow: bool = False,
 ) -> ReplayRecord:
     """Replay ``messages`` on the ``opening`` lots as ``replay_levels`` does, and record per
     message what a virtual order in the queue needs: the lots it moved, the arrival of the
     order it names, the top ``levels`` levels before it (row n: after the last) and the
-    reconciliation's corrections after it. ``narrow``: the top levels as int32 (half the
-    memory) where no level can reach 2**31 lots (see ``_top_dtype``), else int64."""
-    arguments = (n_ticks, tick, price_offset, levels, orderbook, checked, narrow)
+    reconciliation's corrections after it. The top levels are int32 (half the memory) where
+    no level can reach 2**31 lots (see ``_top_dtype``), else int64."""
+    arguments = (n_ticks, tick, price_offset, levels, orderbook, checked)
     return _run(messages, opening, *arguments)[0]
 
 
@@ -118,14 +117,13 @@ def _run(
     levels: int,
     orderbook: NDArray[Any] | None,
     checked: NDArray[np.bool_] | None = None,
-    narrow: bool = False,
 ) -> tuple[ReplayRecord, NDArray[np.int64], int]:
     """The record, the lots per (side, tick) at the end, and the unmatched messages."""
     stream = messages if isinstance(messages, ReplayStream) else replay_stream(messages)
     ticks = stream_ticks(stream, tick, price_offset, n_ticks)
     n = len(stream)
-    dtype = _top_dtype(stream, opening, orderbook) if narrow else np.int64
-    top = np.empty((n + 1, 2, levels, 2), dtype)
+    # one dtype for every caller, so that the kernel compiles once
+    top = np.empty((n + 1, 2, levels, 2), _top_dtype(stream, opening, orderbook))
     volume = np.array(opening, np.int64)[:, :, None].copy()  # the engine's one-book case
     bids, asks = np.flatnonzero(opening[BUY]), np.flatnonzero(opening[SELL])
     best = np.array([[bids[-1] if len(bids) else -1, asks[0] if len(asks) else n_ticks]], np.int64)

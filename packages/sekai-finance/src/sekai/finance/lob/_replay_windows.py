@@ -67,7 +67,8 @@ def step_windows(tape, stop, instructions, terms, state):  # type: ignore[no-unt
 def _parallel(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
     order = np.empty(instructions[0].shape, np.int64)
     for w in numba.prange(len(stop)):
-        _window(w, tape, stop, instructions, terms, state, order[w])
+        # prange's index is unsigned: as an int64, _window has _serial's signature and compiles once
+        _window(np.int64(w), tape, stop, instructions, terms, state, order[w])
 
 
 @_jit

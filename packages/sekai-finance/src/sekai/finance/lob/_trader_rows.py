@@ -48,13 +48,6 @@ def decide(view, halted, actions, grid, limits, masked, decoded, refused):  # ty
         _decide_row(view, r, halted[r], actions, grid, limits, masked, decoded, refused)
 
 
-@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
-def decide_parallel(view, halted, actions, grid, limits, masked, decoded, refused):  # type: ignore[no-untyped-def]
-    """``decide`` with the rows spread over every core."""
-    for r in numba.prange(len(halted)):
-        _decide_row(view, r, halted[r], actions, grid, limits, masked, decoded, refused)
-
-
 @inline
 def _decide_row(view, r, halted, actions, grid, limits, masked, decoded, refused):  # type: ignore[no-untyped-def]
     bid_mask, ask_mask, market_mask = masked[0][r], masked[1][r], masked[2][r]

@@ -215,7 +215,7 @@ class LevelBooks:
             _top_levels(self._lots, self.best, window, self._levels)
         levels = self._levels
         own = [self.orders[:, side, trader, PRICE : SIZE + 1] for side in (BUY, SELL)]
-        return TraderView(
+        return TraderView.of(
             levels[:, BUY, :, 0],
             levels[:, BUY, :, 1],
             levels[:, SELL, :, 0],

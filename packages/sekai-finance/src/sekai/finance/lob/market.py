@@ -34,6 +34,12 @@ class TraderView(NamedTuple):
     own_bid: NDArray[np.int64]  # (m, 2): price (-1 if none), size
     own_ask: NDArray[np.int64]  # (m, 2)
 
+    @classmethod
+    def of(cls, *arrays: NDArray[Any]) -> TraderView:
+        """A view of ``arrays`` (the fields, in order) made C-contiguous: the compiled rules
+        (``_trader_rows``) then compile once, for one layout, whoever built the view."""
+        return cls(*(np.ascontiguousarray(array) for array in arrays))
+
 
 @dataclasses.dataclass(frozen=True)
 class MarketConfig:
@@ -201,14 +207,14 @@ class MarketConfig:
         (-1 none, BUY, SELL), a forbidden value as 0 (keep, no market order); and per
         row, how many values were forbidden and the first one's entry (0 bid, 1 ask,
         2 market order; -1 none)."""
+        actions = np.ascontiguousarray(actions, np.int64)  # one layout: one compiled decide
         m = len(actions)
         decoded = tuple(np.empty(m, np.int64) for _ in range(3))
         refused = np.empty((m, 2), np.int64)
         from sekai.finance.lob import _trader_rows
-        from sekai.finance.lob._engine import PARALLEL_FROM
 
-        run = _trader_rows.decide_parallel if m >= PARALLEL_FROM else _trader_rows.decide
-        run(view, halted, actions, *self.rules, _empty_masks(m), decoded, refused)
+        # one thread for any m: a thousand rows take about 30 us, what waking the cores costs
+        _trader_rows.decide(view, halted, actions, *self.rules, _empty_masks(m), decoded, refused)
         return decoded, refused
 
     def observation(self, view: TraderView, time_left: Any) -> NDArray[np.float32]:
@@ -216,7 +222,7 @@ class MarketConfig:
         level), inventory, cash, own bid price and lots, own ask price and lots, seconds left."""
         m, k = view.bid_prices.shape
         out = np.empty((m, 4 * k + 7), np.float32)
-        time_left = np.broadcast_to(np.asarray(time_left, np.float64), (m,))
+        time_left = np.broadcast_to(np.asarray(time_left, np.float64), (m,)).copy()  # one layout
         from sekai.finance.lob import _trader_rows
 
         _trader_rows.observe(view, self.observed_price, time_left, out)

@@ -469,15 +469,15 @@ class ReplayModel:
         levels = self.terms.market.book_levels
         top = self._seen_levels(a, levels)
         orders = self.orders[:, a]
-        return TraderView(
+        return TraderView.of(
             top[:, BUY, :levels, 0],
             top[:, BUY, :levels, 1],
             top[:, SELL, :levels, 0],
             top[:, SELL, :levels, 1],
             self.inventory[:, a],
             self.cash[:, a],
-            np.ascontiguousarray(orders[:, BUY, :2]),
-            np.ascontiguousarray(orders[:, SELL, :2]),
+            orders[:, BUY, :2],
+            orders[:, SELL, :2],
         )
 
     def _seen_levels(self, a: int, levels: int) -> NDArray[np.int64]:
@@ -545,7 +545,7 @@ class ReplayModel:
         days = self.terms.days
         if self.terms.impact:
             best = impacted_tops(self._tape, self.deficits, indices, self.cursor[indices], 1)
-            best = best[:, :, 0, 0]
+            best = np.ascontiguousarray(best[:, :, 0, 0])  # the layout of ``days.best``'s rows
         else:
             best = days.best[self.cursor[indices]]
         _replay_view.mark(best, self._price, indices, self.mid, self.day, days.firsts, days.ticks)
