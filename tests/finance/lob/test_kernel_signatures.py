@@ -13,6 +13,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = """
 import json
 import numpy as np
@@ -51,6 +53,7 @@ print(json.dumps({name: len(kernel.signatures) for name, kernel in kernels.items
 """
 
 
+@pytest.mark.needs("sekai-vector")  # make_vec
 def test_each_kernel_compiles_one_signature() -> None:
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=600, check=False
