@@ -242,8 +242,10 @@ class TopLevels:
     ) -> NDArray[np.int64]:
         """``self[rows, :, :levels]``, each row's levels searched for out from ``hints[j]``
         ((side, level, then tick and place in its history) as the last read of the same
-        window left them, -1 for none; updated here), one row per window."""
-        out = np.empty((len(rows), 2, levels, 2), np.int64)
+        window left them, -1 for none; updated here), one row per window. Laid out so that
+        each side's ticks and lots, ``out[:, side, :, field]``, are contiguous arrays: a
+        trader's view (``TraderView.of``) takes them as they are, without a copy."""
+        out = np.empty((2, 2, len(rows), levels), np.int64).transpose(2, 0, 3, 1)
         read = _tops_near_parallel if len(rows) >= PARALLEL_FROM else _tops_near
         read(self.best, *self._history, rows, out, hints)
         return out
