@@ -46,10 +46,11 @@ def test_every_level_books_kernel_is_compiled_with_it() -> None:
 
 
 def test_the_replay_windows_count_no_references_per_window_or_message() -> None:
-    """The replay windows' kernels allocate once per call (in ``_serial``/``_parallel``),
-    and everything they run per window and per message is compiled without the counting,
-    which cost a batch of 1,024 windows nine tenths of its kernel time; so are the passes
-    over the windows' views (the traders' rules, the observation and the mark)."""
+    """The replay windows' kernels allocate at most once per call (in ``_serial`` or
+    ``_parallel``), and everything they run per window and per message is compiled without
+    the counting, which cost a batch of 1,024 windows nine tenths of its kernel time; so
+    are the passes over the windows' views (the traders' rules, the observation and the
+    mark)."""
     from sekai.finance.lob import (
         _depth_windows,
         _impact_windows,

@@ -40,7 +40,6 @@ from sekai.finance.lob.events import ADD as SUBMIT
 from sekai.finance.lob.events import EXECUTE
 from sekai.finance.lob.events import TRADE as EXECUTE_HIDDEN
 
-_jit = numba.njit(cache=True)  # type: ignore[call-overload]
 KEEP_ORDER, CANCEL_ORDER = -1, -2  # an instruction for a side: keep, cancel, else a tick
 NO_MARKET = -1
 FILL_FIELDS = 5  # agent, side (BUY: the agent bought), tick, lots, 1 maker / 0 taker
@@ -59,26 +58,34 @@ def step_windows(tape, stop, instructions, terms, state):  # type: ignore[no-unt
     order's. This call's fills go to ``fills[w, :n_fills[w]]``; an instruction
     that reached a halted book is dropped and counted in ``refused[w]``. From PARALLEL_FROM
     windows on, the windows are spread over every core."""
-    run = _parallel if len(stop) >= PARALLEL_FROM else _serial
-    run(tape, stop, instructions, terms, state)
+    n, agents = instructions[0].shape
+    if n >= PARALLEL_FROM:
+        chunks = 4 * numba.get_num_threads()
+        _parallel(tape, stop, instructions, terms, state, np.empty((chunks, agents), np.int64))
+    else:
+        _serial(0, n, tape, stop, instructions, terms, state, np.empty(agents, np.int64))
 
 
-@numba.njit(cache=True, parallel=True)  # type: ignore[misc]
-def _parallel(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
-    order = np.empty(instructions[0].shape, np.int64)
-    for w in numba.prange(len(stop)):
-        # prange's index is unsigned: as an int64, _window has _serial's signature and compiles once
-        _window(np.int64(w), tape, stop, instructions, terms, state, order[w])
-
-
-@_jit
-def _serial(tape, stop, instructions, terms, state):  # type: ignore[no-untyped-def]
-    order = np.empty(instructions[0].shape, np.int64)
-    for w in range(len(stop)):
-        _window(w, tape, stop, instructions, terms, state, order[w])
+@numba.njit(cache=True, parallel=True, _nrt=False)  # type: ignore[call-overload,misc]
+def _parallel(tape, stop, instructions, terms, state, rooms):  # type: ignore[no-untyped-def]
+    """``_serial`` over as many runs of windows as ``rooms`` has rows (each run's room for
+    ``_window``'s order), spread over every core: a call per run, not per window, as a call
+    passes every array of the tape and the state (inlined, a window's step is a fifth
+    faster)."""
+    n, chunks = len(stop), len(rooms)
+    for c in numba.prange(chunks):
+        first, end = n * np.int64(c) // chunks, n * (np.int64(c) + 1) // chunks
+        _serial(first, end, tape, stop, instructions, terms, state, rooms[c])
 
 
 @jit
+def _serial(lo, hi, tape, stop, instructions, terms, state, order):  # type: ignore[no-untyped-def]
+    """Windows ``lo:hi``, one after the other; ``order``: room for a window's agents' order."""
+    for w in range(lo, hi):
+        _window(w, tape, stop, instructions, terms, state, order)
+
+
+@inline
 def _window(w, tape, stop, instructions, terms, state, order):  # type: ignore[no-untyped-def]
     """One window's step (see ``step_windows``); ``order``: room for its agents' order."""
     entry, bid, ask, market, market_lots = instructions
